@@ -1,0 +1,17 @@
+# Every third-party dependency, found once for the whole build (Debian 12 packages).
+find_package(Threads REQUIRED)
+find_package(Boost 1.74 REQUIRED CONFIG COMPONENTS graph)
+find_package(fmt 9 REQUIRED CONFIG)
+find_package(CLI11 2 REQUIRED CONFIG)
+if(TILESAT_BUILD_TESTS)
+  find_package(GTest REQUIRED CONFIG)
+  include(GoogleTest)
+  # Debian's python3; a pyenv shim on PATH would not see Debian's python packages.
+  find_package(Python3 REQUIRED COMPONENTS Interpreter)
+  set(LLVM_TOOLS_DIR /usr/lib/llvm-14/bin CACHE PATH "Directory with FileCheck, not, count")
+  find_program(FILECHECK_EXECUTABLE FileCheck PATHS ${LLVM_TOOLS_DIR} NO_DEFAULT_PATH REQUIRED)
+  find_file(LIT_PY lit.py PATHS /usr/lib/llvm-14/build/utils/lit NO_DEFAULT_PATH REQUIRED)
+endif()
+if(TILESAT_BUILD_BENCH)
+  find_package(benchmark REQUIRED CONFIG)
+endif()

@@ -1,0 +1,47 @@
+#!/bin/sh
+# The whole test suite, as CI runs it (dependencies must be installed: scripts/install-deps.sh).
+#  1. Release build with warnings as errors; unit, lit and benchmark-smoke tests (ctest).
+#  2. clang-format check of every C++ file.
+#  3. Install into a staging prefix and build every example as an outside project against
+#     the installed CMake package, then run it.
+#  4. AddressSanitizer + UndefinedBehaviorSanitizer build; the same tests.
+#  5. libFuzzer targets (clang-14) run for a short time each.
+set -eu
+cd "$(dirname "$0")/.."
+jobs=${JOBS:-2}
+
+step() { printf '\n==== %s\n' "$*"; }
+
+step "1. build and test (Release, -Werror)"
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
+cmake --build build -j"$jobs"
+ctest --test-dir build --output-on-failure -j"$jobs"
+
+step "2. clang-format"
+git ls-files '*.cpp' '*.h' | xargs clang-format --dry-run -Werror
+
+step "3. install and build the examples against the installed package"
+rm -rf build/stage
+cmake --install build --prefix build/stage
+for ex in examples/*/; do
+  [ -f "$ex/CMakeLists.txt" ] || continue
+  name=$(basename "$ex")
+  cmake -S "$ex" -B "build/examples/$name" -G Ninja -DCMAKE_PREFIX_PATH="$PWD/build/stage"
+  cmake --build "build/examples/$name" -j"$jobs"
+  ctest --test-dir "build/examples/$name" --output-on-failure
+done
+
+step "4. AddressSanitizer + UndefinedBehaviorSanitizer"
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DTILESAT_SANITIZE=address,undefined \
+  -DTILESAT_BUILD_BENCH=OFF
+cmake --build build-asan -j"$jobs"
+ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --test-dir build-asan --output-on-failure -j"$jobs" -LE slow
+
+step "5. fuzzers (clang-14 libFuzzer, short runs)"
+cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_COMPILER=clang++-14 \
+  -DTILESAT_FUZZ=ON -DTILESAT_BUILD_TESTS=OFF -DTILESAT_BUILD_BENCH=OFF
+cmake --build build-fuzz -j"$jobs"
+ctest --test-dir build-fuzz --output-on-failure -L fuzz
+
+step "all checks passed"

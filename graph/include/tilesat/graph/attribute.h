@@ -67,7 +67,8 @@ public:
   friend bool operator==(const Attrs&, const Attrs&) = default;
 
 private:
-  [[noreturn]] static void throw_bad_attr(std::string_view name, bool present);
+  [[noreturn]] static void throw_bad_attr(std::string_view name, const AttrValue* found,
+                                          AttrKind expected);
   std::vector<Entry> entries_; // sorted by name
 };
 
@@ -77,7 +78,7 @@ const T& Attrs::get(std::string_view name) const {
   if (v != nullptr) {
     if (const T* p = std::get_if<T>(v)) return *p;
   }
-  throw_bad_attr(name, v != nullptr);
+  throw_bad_attr(name, v, static_cast<AttrKind>(AttrValue(std::in_place_type<T>).index()));
 }
 
 } // namespace tilesat

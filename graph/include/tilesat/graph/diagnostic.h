@@ -5,7 +5,7 @@
 // "expected X, got Y". Internal bugs are a different kind (`InternalError`), so a tool can tell
 // a user mistake from a defect of tilesat itself. The CLI prints `what()` and exits non-zero.
 //
-//   try { auto m = parse_ttir_file("model.mlir"); }
+//   try { tilesat::SourceFile f = tilesat::parse_file("model.mlir"); }
 //   catch (const tilesat::Error& e) { fmt::print(stderr, "{}\n", e.what()); }
 //   // model.mlir:12:7: error: expected ')', got ','
 #pragma once
@@ -40,7 +40,8 @@ struct Diagnostic {
 class Error : public std::runtime_error {
 public:
   explicit Error(Diagnostic diag);
-  Error(SourceLoc loc, std::string message) : Error(Diagnostic{std::move(loc), std::move(message)}) {}
+  Error(SourceLoc loc, std::string message)
+      : Error(Diagnostic{std::move(loc), std::move(message)}) {}
   explicit Error(std::string message) : Error(Diagnostic{{}, std::move(message)}) {}
 
   const Diagnostic& diagnostic() const { return diag_; }

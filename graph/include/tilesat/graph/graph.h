@@ -21,6 +21,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace tilesat {
@@ -33,9 +34,9 @@ enum class ArgRole : uint8_t { Input, Weight };
 struct Node {
   OpKind kind = OpKind::Argument;
   std::vector<NodeId> operands;
-  Attrs attrs;        // as written; defaults are not stored
-  TensorType type;    // the result type
-  std::string name;   // arguments: the name ("arg0", "x"); ops: optional SSA name hint
+  Attrs attrs;                   // as written; defaults are not stored
+  TensorType type;               // the result type
+  std::string name;              // arguments: the name ("arg0", "x"); ops: optional SSA name hint
   ArgRole role = ArgRole::Input; // arguments only
   SourceLoc loc;
 };
@@ -102,6 +103,9 @@ private:
   std::vector<Node> nodes_;
   std::vector<NodeId> args_;
   std::vector<GraphResult> results_;
+  // Uses (producer, user) whose producer id did not exist yet; their edges are added when it
+  // does.
+  std::vector<std::pair<NodeId, NodeId>> pending_edges_;
   std::unique_ptr<BoostGraph> bg_;
 };
 

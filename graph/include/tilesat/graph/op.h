@@ -75,10 +75,10 @@ struct EvalArgs {
 /// Everything the registry knows about one op kind.
 struct OpInfo {
   OpKind kind;
-  std::string_view name;  // without dialect prefix: "matmul"
+  std::string_view name; // without dialect prefix: "matmul"
   int min_operands;
-  int max_operands;       // -1: variadic
-  uint32_t traits;        // OpTrait bits
+  int max_operands; // -1: variadic
+  uint32_t traits;  // OpTrait bits
   std::vector<AttrSpec> attrs;
   std::string_view summary;
   /// Result type from operand types and attributes; throws tilesat::Error with an

@@ -24,7 +24,7 @@ namespace tilesat {
 struct TensorType {
   DType dtype = DType::F32;
   Shape shape;
-  std::string encoding;
+  std::string encoding = {};
 
   /// "tensor<32x128xf32>" (with ", #enc" when an encoding is present).
   std::string str() const;

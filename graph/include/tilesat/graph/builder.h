@@ -1,0 +1,122 @@
+// A C++ API for writing graphs that reads like the model it builds.
+//
+// Each op has one method (its snake_case name) that adds the op to a Graph, infers its type,
+// and returns a `Value`, a light handle to the op's result. Invalid operands or attributes
+// throw tilesat::Error naming the op, so a mistake shows up at the line that made it.
+//
+//   Graph g; Builder b(g);
+//   Value x = b.input("x", {32, 128});
+//   Value w = b.weight("w1", {256, 128}), bias = b.weight("b1", {256});
+//   b.output(b.relu(b.add(b.matmul(x, w, {.transpose_b = true}), bias)));
+#pragma once
+
+#include "tilesat/graph/graph.h"
+
+#include <span>
+#include <string>
+#include <vector>
+
+namespace tilesat {
+
+/// A value of the graph being built (the result of one node).
+struct Value {
+  NodeId id = 0;
+  friend bool operator==(Value, Value) = default;
+};
+
+struct MatmulOptions {
+  bool transpose_a = false; // use a's last two dims transposed
+  bool transpose_b = false; // use b's last two dims transposed
+};
+
+struct ReduceOptions {
+  std::vector<int64_t> dims = {}; // dims to reduce; empty (the default): all dims
+  bool keep_dim = false;          // keep reduced dims as extent 1
+};
+
+struct BinaryOptions {
+  /// For the lower-rank operand, the result dim each of its dims maps to; empty (the
+  /// default): NumPy right alignment.
+  std::vector<int64_t> broadcast_dims = {};
+};
+
+class Builder {
+public:
+  explicit Builder(Graph& g) : g_(g) {}
+
+  Graph& graph() { return g_; }
+  const TensorType& type(Value v) const { return g_.node(v.id).type; }
+
+  // Arguments and results.
+  Value input(std::string name, Shape shape, DType dtype = DType::F32);
+  Value weight(std::string name, Shape shape, DType dtype = DType::F32);
+  void output(Value v, std::string name = "");
+
+  /// Any op kind, with attributes as written (defaults are filled in by the op table).
+  Value op(OpKind kind, std::span<const Value> operands, Attrs attrs = {});
+  Value op(OpKind kind, std::initializer_list<Value> operands, Attrs attrs = {});
+
+  // Leaves.
+  /// A tensor of literal values (one value per element, or one value for all).
+  Value constant(Shape shape, std::vector<double> values, DType dtype = DType::F32);
+  Value constant(const Tensor& t);
+  Value full(Shape shape, double fill_value, DType dtype = DType::F32);
+  /// A rank-0 constant, the scalar operand of an elementwise op.
+  Value scalar(double value, DType dtype = DType::F32);
+
+  // Matrix products.
+  Value matmul(Value a, Value b, MatmulOptions o = {});
+  Value linear(Value a, Value b, MatmulOptions o = {});
+  Value linear(Value a, Value b, Value bias, MatmulOptions o = {});
+
+  // Elementwise binary.
+  Value add(Value a, Value b, BinaryOptions o = {});
+  Value subtract(Value a, Value b, BinaryOptions o = {});
+  Value multiply(Value a, Value b, BinaryOptions o = {});
+  Value divide(Value a, Value b, BinaryOptions o = {});
+  Value maximum(Value a, Value b, BinaryOptions o = {});
+  Value minimum(Value a, Value b, BinaryOptions o = {});
+  Value add_relu(Value a, Value b, BinaryOptions o = {});
+
+  // Elementwise unary.
+  Value relu(Value x);
+  Value gelu(Value x);
+  Value exp(Value x);
+  Value log(Value x);
+  Value neg(Value x);
+  Value abs(Value x);
+  Value sin(Value x);
+  Value cos(Value x);
+  Value tanh(Value x);
+  Value sigmoid(Value x);
+  Value sqrt(Value x);
+  Value rsqrt(Value x);
+  Value reciprocal(Value x);
+
+  // Data movement.
+  Value transpose(Value x, int64_t dim0, int64_t dim1);
+  Value permute(Value x, std::vector<int64_t> permutation);
+  /// To `shape`; `dims[i]` is the result dim of operand dim i (empty: NumPy alignment).
+  Value broadcast(Value x, Shape shape, std::vector<int64_t> dims = {});
+  Value reshape(Value x, std::vector<int64_t> shape);
+  Value concat(std::span<const Value> xs, int64_t dim);
+  Value concat(std::initializer_list<Value> xs, int64_t dim);
+  /// `step` empty (the default): 1 in every dim.
+  Value slice(Value x, std::vector<int64_t> begins, std::vector<int64_t> ends,
+              std::vector<int64_t> step = {});
+  Value typecast(Value x, DType dtype);
+
+  // Reductions.
+  Value sum(Value x, ReduceOptions o = {});
+  Value mean(Value x, ReduceOptions o = {});
+  Value max(Value x, ReduceOptions o = {});
+  Value softmax(Value x, int64_t dim = -1);
+
+private:
+  Value unary(OpKind kind, Value x) { return op(kind, {x}); }
+  Value binary(OpKind kind, Value a, Value b, BinaryOptions o);
+  Value reduce(OpKind kind, Value x, ReduceOptions o);
+  Graph& g_;
+};
+
+} // namespace tilesat

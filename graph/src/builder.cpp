@@ -1,0 +1,206 @@
+// builder.cpp: one Builder method per op kind, each a thin call of Graph::add_op.
+#include "tilesat/graph/builder.h"
+
+namespace tilesat {
+
+namespace {
+
+using IntList = std::vector<int64_t>;
+
+Attrs attrs(std::initializer_list<Attrs::Entry> entries) {
+  Attrs a;
+  for (const auto& [name, value] : entries) a.set(name, value);
+  return a;
+}
+
+// Only flags that differ from the defaults are written, as a user would write them.
+Attrs matmul_attrs(MatmulOptions o) {
+  Attrs a;
+  if (o.transpose_a) a.set("transpose_a", true);
+  if (o.transpose_b) a.set("transpose_b", true);
+  return a;
+}
+
+} // namespace
+
+Value Builder::input(std::string name, Shape shape, DType dtype) {
+  return {
+      g_.add_argument(std::move(name), TensorType{dtype, std::move(shape), {}}, ArgRole::Input)};
+}
+
+Value Builder::weight(std::string name, Shape shape, DType dtype) {
+  return {
+      g_.add_argument(std::move(name), TensorType{dtype, std::move(shape), {}}, ArgRole::Weight)};
+}
+
+void Builder::output(Value v, std::string name) {
+  g_.add_result(v.id, std::move(name));
+}
+
+Value Builder::op(OpKind kind, std::span<const Value> operands, Attrs a) {
+  std::vector<NodeId> ids;
+  for (Value v : operands) ids.push_back(v.id);
+  return {g_.add_op(kind, std::move(ids), std::move(a))};
+}
+
+Value Builder::op(OpKind kind, std::initializer_list<Value> operands, Attrs a) {
+  return op(kind, std::span<const Value>(operands.begin(), operands.size()), std::move(a));
+}
+
+Value Builder::constant(Shape shape, std::vector<double> values, DType dtype) {
+  return op(OpKind::Constant, {},
+            attrs({{"value", std::move(values)}, {"shape", shape.dims()}, {"dtype", dtype}}));
+}
+
+Value Builder::constant(const Tensor& t) {
+  return constant(t.shape(), std::vector<double>(t.data().begin(), t.data().end()), t.dtype());
+}
+
+Value Builder::full(Shape shape, double fill_value, DType dtype) {
+  return op(OpKind::Full, {},
+            attrs({{"shape", shape.dims()}, {"fill_value", fill_value}, {"dtype", dtype}}));
+}
+
+Value Builder::scalar(double value, DType dtype) {
+  return constant(Shape{}, {value}, dtype);
+}
+
+Value Builder::matmul(Value a, Value b, MatmulOptions o) {
+  return op(OpKind::Matmul, {a, b}, matmul_attrs(o));
+}
+
+Value Builder::linear(Value a, Value b, MatmulOptions o) {
+  return op(OpKind::Linear, {a, b}, matmul_attrs(o));
+}
+
+Value Builder::linear(Value a, Value b, Value bias, MatmulOptions o) {
+  return op(OpKind::Linear, {a, b, bias}, matmul_attrs(o));
+}
+
+Value Builder::binary(OpKind kind, Value a, Value b, BinaryOptions o) {
+  Attrs a_;
+  if (!o.broadcast_dims.empty()) a_.set("broadcast_dims", std::move(o.broadcast_dims));
+  return op(kind, {a, b}, std::move(a_));
+}
+
+Value Builder::add(Value a, Value b, BinaryOptions o) {
+  return binary(OpKind::Add, a, b, o);
+}
+Value Builder::subtract(Value a, Value b, BinaryOptions o) {
+  return binary(OpKind::Subtract, a, b, o);
+}
+Value Builder::multiply(Value a, Value b, BinaryOptions o) {
+  return binary(OpKind::Multiply, a, b, o);
+}
+Value Builder::divide(Value a, Value b, BinaryOptions o) {
+  return binary(OpKind::Divide, a, b, o);
+}
+Value Builder::maximum(Value a, Value b, BinaryOptions o) {
+  return binary(OpKind::Maximum, a, b, o);
+}
+Value Builder::minimum(Value a, Value b, BinaryOptions o) {
+  return binary(OpKind::Minimum, a, b, o);
+}
+Value Builder::add_relu(Value a, Value b, BinaryOptions o) {
+  return binary(OpKind::AddRelu, a, b, o);
+}
+
+Value Builder::relu(Value x) {
+  return unary(OpKind::Relu, x);
+}
+Value Builder::gelu(Value x) {
+  return unary(OpKind::Gelu, x);
+}
+Value Builder::exp(Value x) {
+  return unary(OpKind::Exp, x);
+}
+Value Builder::log(Value x) {
+  return unary(OpKind::Log, x);
+}
+Value Builder::neg(Value x) {
+  return unary(OpKind::Neg, x);
+}
+Value Builder::abs(Value x) {
+  return unary(OpKind::Abs, x);
+}
+Value Builder::sin(Value x) {
+  return unary(OpKind::Sin, x);
+}
+Value Builder::cos(Value x) {
+  return unary(OpKind::Cos, x);
+}
+Value Builder::tanh(Value x) {
+  return unary(OpKind::Tanh, x);
+}
+Value Builder::sigmoid(Value x) {
+  return unary(OpKind::Sigmoid, x);
+}
+Value Builder::sqrt(Value x) {
+  return unary(OpKind::Sqrt, x);
+}
+Value Builder::rsqrt(Value x) {
+  return unary(OpKind::Rsqrt, x);
+}
+Value Builder::reciprocal(Value x) {
+  return unary(OpKind::Reciprocal, x);
+}
+
+Value Builder::transpose(Value x, int64_t dim0, int64_t dim1) {
+  return op(OpKind::Transpose, {x}, attrs({{"dim0", dim0}, {"dim1", dim1}}));
+}
+
+Value Builder::permute(Value x, std::vector<int64_t> permutation) {
+  return op(OpKind::Permute, {x}, attrs({{"permutation", std::move(permutation)}}));
+}
+
+Value Builder::broadcast(Value x, Shape shape, std::vector<int64_t> dims) {
+  Attrs a = attrs({{"shape", shape.dims()}});
+  if (!dims.empty()) a.set("dims", std::move(dims));
+  return op(OpKind::Broadcast, {x}, std::move(a));
+}
+
+Value Builder::reshape(Value x, std::vector<int64_t> shape) {
+  return op(OpKind::Reshape, {x}, attrs({{"shape", std::move(shape)}}));
+}
+
+Value Builder::concat(std::span<const Value> xs, int64_t dim) {
+  return op(OpKind::Concat, xs, attrs({{"dim", dim}}));
+}
+
+Value Builder::concat(std::initializer_list<Value> xs, int64_t dim) {
+  return concat(std::span<const Value>(xs.begin(), xs.size()), dim);
+}
+
+Value Builder::slice(Value x, std::vector<int64_t> begins, std::vector<int64_t> ends,
+                     std::vector<int64_t> step) {
+  Attrs a = attrs({{"begins", std::move(begins)}, {"ends", std::move(ends)}});
+  if (!step.empty()) a.set("step", std::move(step));
+  return op(OpKind::Slice, {x}, std::move(a));
+}
+
+Value Builder::typecast(Value x, DType dtype) {
+  return op(OpKind::Typecast, {x}, attrs({{"dtype", dtype}}));
+}
+
+Value Builder::reduce(OpKind kind, Value x, ReduceOptions o) {
+  Attrs a;
+  if (!o.dims.empty()) a.set("dim_arg", std::move(o.dims));
+  if (o.keep_dim) a.set("keep_dim", true);
+  return op(kind, {x}, std::move(a));
+}
+
+Value Builder::sum(Value x, ReduceOptions o) {
+  return reduce(OpKind::Sum, x, std::move(o));
+}
+Value Builder::mean(Value x, ReduceOptions o) {
+  return reduce(OpKind::Mean, x, std::move(o));
+}
+Value Builder::max(Value x, ReduceOptions o) {
+  return reduce(OpKind::Max, x, std::move(o));
+}
+
+Value Builder::softmax(Value x, int64_t dim) {
+  return op(OpKind::Softmax, {x}, attrs({{"dimension", dim}}));
+}
+
+} // namespace tilesat

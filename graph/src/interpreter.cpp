@@ -1,0 +1,69 @@
+// interpreter.cpp: the reference interpreter and its deterministic random arguments.
+#include "tilesat/graph/interpreter.h"
+
+#include "ops/op_impl.h"
+
+#include <fmt/format.h>
+#include <optional>
+#include <random>
+
+namespace tilesat {
+
+std::vector<Tensor> evaluate(const Graph& g, std::span<const Tensor> arguments) {
+  g.verify_or_throw();
+  std::span<const NodeId> args = g.arguments();
+  if (arguments.size() != args.size()) {
+    throw Error(fmt::format("expected {} arguments for @{}, got {}", args.size(), g.name(),
+                            arguments.size()));
+  }
+  std::vector<std::optional<Tensor>> values(g.num_nodes());
+  for (size_t i = 0; i < args.size(); ++i) {
+    const TensorType& declared = g.node(args[i]).type;
+    if (!declared.same_value_type(arguments[i].type())) {
+      throw Error(fmt::format("argument {} ({}): expected {}, got {}", i, value_name(g, args[i]),
+                              declared.str(), arguments[i].type().str()));
+    }
+    Tensor t = arguments[i];
+    t.round_to_dtype();
+    values[args[i]] = std::move(t);
+  }
+  for (NodeId id : g.topological_order()) {
+    const Node& n = g.node(id);
+    if (n.kind == OpKind::Argument) continue;
+    const OpInfo& info = op_info(n.kind);
+    std::vector<const Tensor*> operands;
+    for (NodeId op : n.operands) operands.push_back(&*values[op]);
+    Attrs attrs = ops::with_defaults(info, n.attrs);
+    TensorType result{n.type.dtype, n.type.shape, {}};
+    Tensor out = info.eval(EvalArgs{operands, attrs, result});
+    out.round_to_dtype();
+    values[id] = std::move(out);
+  }
+  std::vector<Tensor> results;
+  for (const GraphResult& r : g.results()) results.push_back(*values[r.value]);
+  return results;
+}
+
+std::vector<Tensor> random_arguments(const Graph& g, uint64_t seed) {
+  // mt19937_64's output sequence is fixed by the standard; the distributions of <random>
+  // are not, so values are derived from the raw bits.
+  std::mt19937_64 rng(seed);
+  std::vector<Tensor> out;
+  for (NodeId id : g.arguments()) {
+    const TensorType& type = g.node(id).type;
+    Tensor t(TensorType{type.dtype, type.shape, {}});
+    for (float& x : t.data()) {
+      uint64_t bits = rng();
+      if (type.dtype == DType::I32) {
+        x = static_cast<float>(static_cast<int64_t>((bits >> 32) % 17) - 8);
+      } else {
+        x = static_cast<float>(static_cast<double>(bits >> 40) * 0x1p-23 - 1.0);
+      }
+    }
+    t.round_to_dtype();
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+} // namespace tilesat

@@ -1,0 +1,321 @@
+// op_table.cpp: the op registry. One entry per op kind declares its operands, attributes
+// with defaults, traits, summary, shape inference and reference semantics; the inference and
+// semantics live in ops/<family>.cpp.
+#include "ops/op_impl.h"
+#include "tilesat/graph/op.h"
+
+#include <array>
+#include <fmt/format.h>
+
+namespace tilesat {
+
+namespace {
+
+using enum OpTrait;
+using IntList = std::vector<int64_t>;
+using FloatList = std::vector<double>;
+
+constexpr uint32_t bits(OpTrait t) {
+  return static_cast<uint32_t>(t);
+}
+
+AttrSpec required(std::string_view name, AttrKind kind, std::string_view doc) {
+  return AttrSpec{name, kind, std::nullopt, doc};
+}
+AttrSpec defaulted(std::string_view name, AttrKind kind, AttrValue def, std::string_view doc) {
+  return AttrSpec{name, kind, std::move(def), doc};
+}
+
+std::vector<AttrSpec> matmul_attrs() {
+  return {
+      defaulted("transpose_a", AttrKind::Bool, false, "use the transpose of a's last two dims"),
+      defaulted("transpose_b", AttrKind::Bool, false, "use the transpose of b's last two dims")};
+}
+std::vector<AttrSpec> binary_attrs() {
+  return {defaulted("broadcast_dims", AttrKind::IntList, IntList{},
+                    "for the lower-rank operand, the result dim each of its dims maps to; "
+                    "empty: NumPy right alignment")};
+}
+std::vector<AttrSpec> reduce_attrs() {
+  return {defaulted("dim_arg", AttrKind::IntList, IntList{}, "dims to reduce; empty: all dims"),
+          defaulted("keep_dim", AttrKind::Bool, false, "keep reduced dims as extent 1")};
+}
+
+std::string_view name_of(OpKind kind) {
+  static constexpr std::array<std::string_view, kNumOpKinds> names = {
+#define TILESAT_OP(Enum, name) name,
+#include "tilesat/graph/ops.def"
+  };
+  return names[static_cast<size_t>(kind)];
+}
+
+struct Entry {
+  OpKind kind;
+  int min_operands, max_operands;
+  uint32_t traits;
+  std::vector<AttrSpec> attrs;
+  std::string_view summary;
+  TensorType (*infer)(const InferArgs&);
+  Tensor (*eval)(const EvalArgs&);
+};
+
+std::vector<Entry> entries() {
+  constexpr uint32_t kLeaf = bits(Leaf), kData = bits(DataMovement), kReduce = bits(Reduction);
+  constexpr uint32_t kUnary = bits(ElementwiseUnary), kBinary = bits(ElementwiseBinary);
+  constexpr uint32_t kMonoid = bits(ElementwiseBinary | Commutative | Associative);
+  using namespace ops;
+  return {
+      {OpKind::Argument,
+       0,
+       0,
+       kLeaf,
+       {},
+       "a graph input or weight; its type is given",
+       infer_argument,
+       eval_argument},
+      {OpKind::Constant,
+       0,
+       0,
+       kLeaf,
+       {required("value", AttrKind::FloatList, "1 element (a splat) or one per element"),
+        required("shape", AttrKind::IntList, "the result shape"),
+        required("dtype", AttrKind::DType, "the result dtype")},
+       "a tensor of literal values",
+       infer_constant,
+       eval_constant},
+      {OpKind::Full,
+       0,
+       0,
+       kLeaf,
+       {required("shape", AttrKind::IntList, "the result shape"),
+        required("fill_value", AttrKind::Float, "the value of every element"),
+        defaulted("dtype", AttrKind::DType, DType::F32, "the result dtype")},
+       "a tensor with every element equal to fill_value",
+       infer_full,
+       eval_full},
+      {OpKind::Matmul, 2, 2, 0, matmul_attrs(),
+       "matrix product over the last two dims, batch dims broadcast as NumPy matmul", infer_matmul,
+       eval_matmul},
+      {OpKind::Linear, 2, 3, bits(Fused), matmul_attrs(),
+       "matmul(a, b) plus an optional bias (third operand) broadcast to the product", infer_linear,
+       eval_linear},
+      {OpKind::Add, 2, 2, kMonoid, binary_attrs(), "a + b", infer_binary, eval_add},
+      {OpKind::Subtract, 2, 2, kBinary, binary_attrs(), "a - b", infer_binary, eval_subtract},
+      {OpKind::Multiply, 2, 2, kMonoid, binary_attrs(), "a * b", infer_binary, eval_multiply},
+      {OpKind::Divide, 2, 2, kBinary, binary_attrs(), "a / b", infer_binary, eval_divide},
+      {OpKind::Maximum, 2, 2, kMonoid, binary_attrs(), "max(a, b)", infer_binary, eval_maximum},
+      {OpKind::Minimum, 2, 2, kMonoid, binary_attrs(), "min(a, b)", infer_binary, eval_minimum},
+      {OpKind::Relu, 1, 1, kUnary | bits(Idempotent), {}, "max(x, 0)", infer_unary, eval_relu},
+      {OpKind::Gelu, 1, 1, kUnary, {}, "x * Phi(x), the exact erf form", infer_unary, eval_gelu},
+      {OpKind::Exp, 1, 1, kUnary, {}, "e^x", infer_unary, eval_exp},
+      {OpKind::Log, 1, 1, kUnary, {}, "natural logarithm", infer_unary, eval_log},
+      {OpKind::Neg, 1, 1, kUnary | bits(Involution), {}, "-x", infer_unary, eval_neg},
+      {OpKind::Abs, 1, 1, kUnary | bits(Idempotent), {}, "|x|", infer_unary, eval_abs},
+      {OpKind::Sin, 1, 1, kUnary, {}, "sin(x)", infer_unary, eval_sin},
+      {OpKind::Cos, 1, 1, kUnary, {}, "cos(x)", infer_unary, eval_cos},
+      {OpKind::Tanh, 1, 1, kUnary, {}, "tanh(x)", infer_unary, eval_tanh},
+      {OpKind::Sigmoid, 1, 1, kUnary, {}, "1 / (1 + e^-x)", infer_unary, eval_sigmoid},
+      {OpKind::Sqrt, 1, 1, kUnary, {}, "square root", infer_unary, eval_sqrt},
+      {OpKind::Rsqrt, 1, 1, kUnary, {}, "1 / sqrt(x)", infer_unary, eval_rsqrt},
+      // Not an involution in floating point: 1 / (1 / x) can differ from x in the last bit.
+      {OpKind::Reciprocal, 1, 1, kUnary, {}, "1 / x", infer_unary, eval_reciprocal},
+      {OpKind::Transpose,
+       1,
+       1,
+       kData,
+       {required("dim0", AttrKind::Int, "first dim to swap (negative counts from the end)"),
+        required("dim1", AttrKind::Int, "second dim to swap (negative counts from the end)")},
+       "swaps two dims",
+       infer_transpose,
+       eval_transpose},
+      {OpKind::Permute,
+       1,
+       1,
+       kData,
+       {required("permutation", AttrKind::IntList, "result dim i is operand dim permutation[i]")},
+       "reorders dims",
+       infer_permute,
+       eval_permute},
+      {OpKind::Broadcast,
+       1,
+       1,
+       kData,
+       {required("shape", AttrKind::IntList, "the result shape"),
+        defaulted("dims", AttrKind::IntList, IntList{},
+                  "operand dim i maps to result dim dims[i]; empty: NumPy right alignment")},
+       "repeats extent-1 and missing dims up to shape",
+       infer_broadcast,
+       eval_broadcast},
+      {OpKind::Reshape,
+       1,
+       1,
+       kData,
+       {required("shape", AttrKind::IntList, "the result shape; one extent may be -1")},
+       "same elements in row-major order, new shape",
+       infer_reshape,
+       eval_reshape},
+      {OpKind::Concat,
+       1,
+       -1,
+       kData,
+       {required("dim", AttrKind::Int, "the dim to join along")},
+       "joins operands along dim",
+       infer_concat,
+       eval_concat},
+      {OpKind::Slice,
+       1,
+       1,
+       kData,
+       {required("begins", AttrKind::IntList, "first index per dim (negative counts from end)"),
+        required("ends", AttrKind::IntList, "one past the last index per dim"),
+        defaulted("step", AttrKind::IntList, IntList{}, "positive stride per dim; empty: all 1")},
+       "a strided window of the operand",
+       infer_slice,
+       eval_slice},
+      {OpKind::Typecast,
+       1,
+       1,
+       kUnary,
+       {required("dtype", AttrKind::DType, "the result dtype")},
+       "converts elements to dtype (to i32: truncation toward zero)",
+       infer_typecast,
+       eval_typecast},
+      {OpKind::Sum, 1, 1, kReduce, reduce_attrs(), "sum over dims", infer_reduce, eval_sum},
+      {OpKind::Mean, 1, 1, kReduce, reduce_attrs(), "mean over dims", infer_reduce, eval_mean},
+      {OpKind::Max, 1, 1, kReduce, reduce_attrs(), "maximum over dims", infer_reduce, eval_max},
+      {OpKind::Softmax,
+       1,
+       1,
+       0,
+       {defaulted("dimension", AttrKind::Int, int64_t{-1}, "the dim normalized over")},
+       "exp(x) / sum(exp(x)) along dimension",
+       infer_softmax,
+       eval_softmax},
+      {OpKind::AddRelu, 2, 2, kBinary | bits(Commutative) | bits(Fused), binary_attrs(),
+       "relu(a + b)", infer_binary, eval_add_relu},
+  };
+}
+
+const std::vector<OpInfo>& table() {
+  static const std::vector<OpInfo> infos = [] {
+    std::vector<OpInfo> out(static_cast<size_t>(kNumOpKinds));
+    std::vector<bool> seen(out.size(), false);
+    for (Entry& e : entries()) {
+      auto i = static_cast<size_t>(e.kind);
+      if (seen[i])
+        throw InternalError(fmt::format("op table: '{}' declared twice", name_of(e.kind)));
+      seen[i] = true;
+      out[i] = OpInfo{e.kind,         name_of(e.kind), e.min_operands,
+                      e.max_operands, e.traits,        std::move(e.attrs),
+                      e.summary,      e.infer,         e.eval};
+    }
+    for (size_t i = 0; i < seen.size(); ++i) {
+      if (!seen[i]) {
+        throw InternalError(fmt::format("op table: '{}' has no entry", name_of(OpKind(i))));
+      }
+    }
+    return out;
+  }();
+  return infos;
+}
+
+const std::array<OpKind, kNumOpKinds> kAllKinds = {
+#define TILESAT_OP(Enum, name) OpKind::Enum,
+#include "tilesat/graph/ops.def"
+};
+
+// The value converted to `kind` when that loses nothing, else nullopt.
+std::optional<AttrValue> coerce(const AttrValue& v, AttrKind kind) {
+  if (attr_kind(v) == kind) return v;
+  if (kind == AttrKind::Float) {
+    if (const auto* i = std::get_if<int64_t>(&v)) return static_cast<double>(*i);
+  }
+  if (kind == AttrKind::FloatList) {
+    if (const auto* l = std::get_if<IntList>(&v)) return FloatList(l->begin(), l->end());
+  }
+  if (kind == AttrKind::IntList) {
+    if (const auto* l = std::get_if<FloatList>(&v); l != nullptr && l->empty()) return IntList{};
+  }
+  return std::nullopt;
+}
+
+} // namespace
+
+const AttrSpec* OpInfo::attr_spec(std::string_view attr) const {
+  for (const AttrSpec& s : attrs) {
+    if (s.name == attr) return &s;
+  }
+  return nullptr;
+}
+
+const OpInfo& op_info(OpKind kind) {
+  auto i = static_cast<size_t>(kind);
+  if (i >= table().size()) throw InternalError(fmt::format("op_info: invalid OpKind {}", i));
+  return table()[i];
+}
+
+std::optional<OpKind> op_by_name(std::string_view name) {
+  for (const OpInfo& info : table()) {
+    if (info.name == name) return info.kind;
+  }
+  return std::nullopt;
+}
+
+std::string_view op_name(OpKind kind) {
+  return op_info(kind).name;
+}
+
+std::span<const OpKind> all_op_kinds() {
+  return kAllKinds;
+}
+
+Attrs complete_attrs(OpKind kind, const Attrs& attrs) {
+  try {
+    return ops::with_defaults(op_info(kind), attrs);
+  } catch (const Error& e) {
+    throw Error(fmt::format("'ttir.{}': {}", op_name(kind), e.diagnostic().message));
+  }
+}
+
+namespace ops {
+
+Attrs with_defaults(const OpInfo& info, const Attrs& attrs) {
+  Attrs out = attrs;
+  for (const AttrSpec& spec : info.attrs) {
+    const AttrValue* v = attrs.find(spec.name);
+    if (v == nullptr) {
+      if (!spec.default_value) {
+        fail(fmt::format("expected attribute '{}' ({}), got none", spec.name,
+                         attr_kind_name(spec.kind)));
+      }
+      out.set(std::string(spec.name), *spec.default_value);
+      continue;
+    }
+    std::optional<AttrValue> c = coerce(*v, spec.kind);
+    if (!c) {
+      fail(fmt::format("expected attribute '{}' to be {}, got {} {}", spec.name,
+                       attr_kind_name(spec.kind), attr_kind_name(attr_kind(*v)),
+                       attr_value_str(*v)));
+    }
+    out.set(std::string(spec.name), std::move(*c));
+  }
+  return out;
+}
+
+void check_operand_count(const OpInfo& info, size_t n) {
+  auto count = static_cast<int>(n);
+  if (count >= info.min_operands && (info.max_operands < 0 || count <= info.max_operands)) return;
+  auto plural = [](int k) { return k == 1 ? "operand" : "operands"; };
+  if (info.max_operands < 0) {
+    fail(fmt::format("expected at least {} {}, got {}", info.min_operands,
+                     plural(info.min_operands), n));
+  }
+  if (info.min_operands == info.max_operands) {
+    fail(fmt::format("expected {} {}, got {}", info.min_operands, plural(info.min_operands), n));
+  }
+  fail(fmt::format("expected {} to {} operands, got {}", info.min_operands, info.max_operands, n));
+}
+
+} // namespace ops
+
+} // namespace tilesat

@@ -1,0 +1,233 @@
+// EGraph: hash-consed e-nodes grouped into e-classes, with union-find, deferred rebuilding,
+// analyses and (optionally) explanations.
+//
+// The e-graph is generic over the term language: an e-node is an operator `Symbol`, an
+// interned attribute payload and child e-class ids. Adding a node that already exists returns
+// its class (hash-consing). `merge` unions two classes but defers restoring congruence (if
+// a ≡ b then f(a) ≡ f(b)) to `rebuild()`, which repairs all parents of merged classes in one
+// batch, as egg does. Searching requires a rebuilt e-graph; the runner rebuilds after every
+// batch of rewrites.
+//
+//   EGraph eg;
+//   Id x = eg.add(Symbol::intern("x")), y = eg.add(Symbol::intern("y"));
+//   Id fx = eg.add(Symbol::intern("f"), {x}), fy = eg.add(Symbol::intern("f"), {y});
+//   eg.merge(x, y);
+//   eg.rebuild();   // now eg.find(fx) == eg.find(fy)
+#pragma once
+
+#include "tilesat/egraph/analysis.h"
+#include "tilesat/egraph/attr.h"
+#include "tilesat/egraph/eclass.h"
+#include "tilesat/egraph/enode.h"
+#include "tilesat/egraph/explain.h"
+#include "tilesat/egraph/hashcons.h"
+#include "tilesat/egraph/id.h"
+#include "tilesat/egraph/id_vec.h"
+#include "tilesat/egraph/symbol.h"
+#include "tilesat/egraph/term.h"
+#include "tilesat/egraph/unionfind.h"
+
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <span>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+namespace tilesat::egraph {
+
+class EGraph {
+public:
+  EGraph();
+  ~EGraph();
+  EGraph(const EGraph&) = delete;
+  EGraph& operator=(const EGraph&) = delete;
+  EGraph(EGraph&&) noexcept;
+  EGraph& operator=(EGraph&&) noexcept;
+
+  // ---------------------------------------------------------------- configuration
+
+  /// Records justifications so `explain_equivalence` works. Off by default (then free of
+  /// cost). Must be called before the first node is added.
+  void enable_explanations();
+  bool explanations_enabled() const { return proofs_ != nullptr; }
+
+  /// Attaches an analysis (before the first node is added) and returns it.
+  template <class A, class... Args>
+  A& add_analysis(Args&&... args) {
+    static_assert(std::is_base_of_v<Analysis, A>);
+    auto a = std::make_unique<A>(std::forward<Args>(args)...);
+    A& ref = *a;
+    attach_analysis(std::move(a));
+    return ref;
+  }
+  /// The first attached analysis of type `A`, or nullptr.
+  template <class A>
+  A* find_analysis() const {
+    for (const auto& a : analyses_)
+      if (auto* p = dynamic_cast<A*>(a.get())) return p;
+    return nullptr;
+  }
+
+  /// A process-unique number for this e-graph (keys caches of interned payloads).
+  std::uint64_t uid() const { return uid_; }
+
+  // ---------------------------------------------------------------- building
+
+  /// Adds the e-node `op[attrs](children...)`, or finds it; returns its canonical class.
+  Id add(Symbol op, std::span<const Id> children, AttrId attrs = kNoAttrs) {
+    return find(add_uncanonical(op, children, attrs));
+  }
+  Id add(Symbol op, std::initializer_list<Id> children = {}, AttrId attrs = kNoAttrs) {
+    return add(op, std::span<const Id>(children.begin(), children.size()), attrs);
+  }
+  /// As add(), but returns the id of this exact term: with explanations on, a term written
+  /// with different (equal) children gets its own id, so proofs can name it. Without
+  /// explanations this is add() without the final find().
+  Id add_uncanonical(Symbol op, std::span<const Id> children, AttrId attrs = kNoAttrs);
+  /// Adds the literal leaf `const[value=v]`.
+  Id add_literal(const AttrValue& v);
+  /// Adds every node of `term`; returns the class of its root.
+  Id add_term(const RecExpr& term);
+
+  /// Interns a payload into this e-graph's attribute table.
+  AttrId intern_attrs(const Attrs& attrs) { return attr_table_.intern(attrs); }
+  const Attrs& attrs(AttrId id) const { return attr_table_.get(id); }
+  const AttrTable& attr_table() const { return attr_table_; }
+
+  /// The class of an existing e-node / term, without adding anything.
+  std::optional<Id> lookup(Symbol op, std::span<const Id> children, AttrId attrs = kNoAttrs) const;
+  std::optional<Id> lookup_term(const RecExpr& term) const;
+
+  /// Unions the classes of `a` and `b`; true if they were different. Congruence is restored
+  /// by the next `rebuild()`. In a rule union `a` is the left side's instance.
+  bool merge(Id a, Id b, Justification why = Justification::reason("merge"));
+
+  /// Restores congruence closure and the hash-cons invariant after a batch of adds and
+  /// merges; returns the number of unions it performed.
+  std::size_t rebuild();
+  /// True when no add or merge happened since the last rebuild.
+  bool is_clean() const { return clean_; }
+
+  /// Keeps in class `cls` only the nodes for which `keep(ENode)` holds (analyses use it to
+  /// prune, e.g. a class known to be a constant keeps its leaves). The removed nodes stay in
+  /// the hash-cons, so adding them again finds this class.
+  template <class Keep>
+  void retain_nodes(Id cls, Keep&& keep) {
+    IdVec& list = classes_[find(cls)].nodes;
+    std::uint32_t w = 0;
+    for (std::uint32_t r = 0; r < list.size(); ++r)
+      if (keep(node(list[r]))) list[w++] = list[r];
+    list.truncate(w);
+    list.shrink_if_sparse();
+    mark_dirty(find(cls));
+  }
+
+  // ---------------------------------------------------------------- inspection
+
+  Id find(Id id) const { return uf_.find(id); }
+  /// find() with path compression.
+  Id find_mut(Id id) { return uf_.find_mut(id); }
+
+  /// Distinct e-nodes in the hash-cons (the "e-nodes" of reports and limits).
+  std::size_t num_nodes() const { return memo_.size(); }
+  std::size_t num_classes() const { return num_classes_; }
+  /// Ids handed out so far (an upper bound for id-indexed tables).
+  std::size_t num_ids() const { return uf_.size(); }
+
+  /// The canonical class ids; valid after rebuild().
+  std::span<const Id> classes() const { return class_ids_; }
+  EClassRef eclass(Id id) const {
+    Id c = find(id);
+    return EClassRef{c, classes_[c].nodes.span(), classes_[c].parents.span()};
+  }
+  ENode node(NodeId n) const {
+    const detail::NodeRecord& r = nodes_[n];
+    return ENode{r.op, r.attrs, {children_.data() + r.begin, r.arity}};
+  }
+  /// Classes holding at least one node with operator `op`; valid after rebuild().
+  std::span<const Id> classes_with_op(Symbol op) const {
+    if (op.id() >= op_index_.size()) return {};
+    return op_index_[op.id()];
+  }
+  /// The nodes of class `cls` (canonical, rebuilt) with operator `op`: sorted lists make this
+  /// a binary search.
+  std::span<const NodeId> nodes_with_op(Id cls, Symbol op) const;
+
+  /// Throws std::logic_error describing the first violated invariant: the e-graph must be
+  /// rebuilt, every hash-cons node canonical and unique (congruence), class lists consistent
+  /// with the union-find, parents and the operator index complete.
+  void check_invariants() const;
+
+  /// Bytes held by the e-graph's tables (an estimate of live heap use).
+  std::size_t memory_bytes() const;
+
+  // ---------------------------------------------------------------- explanations
+
+  /// The rewrite steps from `a` to `b`; both must have been added, and be equal. Requires
+  /// explanations enabled.
+  Explanation explain_equivalence(const RecExpr& a, const RecExpr& b) const;
+  /// The id of an added term as written (explanations on), or its class.
+  std::optional<Id> find_term_id(const RecExpr& term) const;
+
+private:
+  struct ClassRecord {
+    IdVec nodes;
+    IdVec parents;
+  };
+
+  void attach_analysis(std::unique_ptr<Analysis> a);
+  std::uint32_t hash_node(Symbol op, AttrId attrs, std::span<const Id> children) const;
+  bool node_equals(NodeId n, Symbol op, AttrId attrs, std::span<const Id> children) const;
+  Id lookup_canonical(Symbol op, AttrId attrs, std::span<const Id> canon, std::uint32_t h) const;
+  Id add_new_node(Symbol op, AttrId attrs, std::span<const Id> canon, std::span<const Id> orig,
+                  std::uint32_t h);
+  bool merge_roots(Id a, Id b);
+  bool repair(NodeId n);
+  void rebuild_classes();
+  void run_modify(Id cls);
+  void mark_dirty(Id cls) {
+    clean_ = false;
+    if (dirty_flag_.size() <= cls)
+      dirty_flag_.resize(std::max<std::size_t>(cls + 1, uf_.size()), 0);
+    if (dirty_flag_[cls]) return;
+    dirty_flag_[cls] = 1;
+    dirty_.push_back(cls);
+  }
+
+  UnionFind uf_;
+  std::vector<detail::NodeRecord> nodes_;
+  std::vector<Id> children_;
+  detail::IdHashTable memo_;
+  std::vector<ClassRecord> classes_;
+  AttrTable attr_table_;
+  std::vector<std::unique_ptr<Analysis>> analyses_;
+  std::unique_ptr<detail::ProofForest> proofs_;
+
+  std::vector<NodeId> pending_;
+  std::vector<NodeId> analysis_pending_;
+  std::vector<Id> dirty_;
+  std::vector<std::uint8_t> dirty_flag_; // id is in dirty_
+
+  std::vector<Id> class_ids_;
+  std::vector<std::vector<Id>> op_index_;
+  std::size_t num_classes_ = 0;
+  std::uint64_t uid_;
+  bool clean_ = true;
+};
+
+// ------------------------------------------------------------------ AnalysisOf<T> members
+
+template <class T>
+void AnalysisOf<T>::on_add(const EGraph& eg, Id id) {
+  if (data_.size() <= id) data_.resize(std::max<std::size_t>(id + 1, data_.size() * 3 / 2));
+  data_[id] = make(eg, eg.node(id));
+}
+
+template <class T>
+bool AnalysisOf<T>::on_remake(const EGraph& eg, Id cls, NodeId node) {
+  return merge(data_[cls], make(eg, eg.node(node))).into_changed;
+}
+
+} // namespace tilesat::egraph

@@ -1,0 +1,107 @@
+// Pattern: a term with variables, written as an s-expression, compiled for e-matching.
+//
+// Syntax (also in docs/egraph.md):
+//   ?x                      a class variable: matches any e-class
+//   3  -1/2  2.5  true "s"  a literal leaf: matches exactly the node const[value=<literal>]
+//   x                       a nullary operator named x (any payload)
+//   (op p1 ... pn)          an e-node with operator op and n children; payload unconstrained
+//   (op[k=v, k2=?d] ...)    attribute constraints: key k must equal literal v, key k2 is bound
+//                           to attribute variable ?d (equal wherever ?d recurs); keys not
+//                           mentioned are unconstrained. `[k]` means `[k=true]`. Values:
+//                           integers, rationals, doubles, true/false, "strings", bare words
+//                           (strings), [1, 0] (integer lists), ?vars.
+//   ; comment               to the end of the line
+// On a rule's right side, `(op[...] ...)` builds a node whose payload is exactly the listed
+// attributes (attribute variables take their bound values).
+//
+//   auto p = tilesat::egraph::Pattern::parse("(transpose[dim0=?d0, dim1=?d1] ?x)");
+//   tilesat::egraph::Matches m;
+//   p.search(eg, m);                  // eg must be rebuilt
+//   auto x = p.var("?x"), d0 = p.var("?d0");
+#pragma once
+
+#include "tilesat/egraph/attr.h"
+#include "tilesat/egraph/id.h"
+#include "tilesat/egraph/machine.h"
+#include "tilesat/egraph/searcher.h"
+#include "tilesat/egraph/subst.h"
+#include "tilesat/egraph/symbol.h"
+
+#include <limits>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tilesat::egraph {
+
+class EGraph;
+
+struct PatternAttr {
+  Symbol key;
+  bool is_var = false;
+  Var var;         // when is_var
+  AttrValue value; // otherwise
+};
+
+struct PatternNode {
+  enum class Kind : std::uint8_t { kVar, kOp, kLiteral };
+  Kind kind = Kind::kOp;
+  Var var;                             // kVar
+  Symbol op;                           // kOp
+  std::vector<PatternAttr> attrs;      // kOp
+  AttrValue literal;                   // kLiteral
+  std::vector<std::uint32_t> children; // kOp: indices of earlier nodes
+};
+
+class Pattern final : public Searcher {
+public:
+  /// Parses a pattern; throws ParseError ("line:col: expected X, got Y").
+  static Pattern parse(std::string_view text);
+  /// Builds a pattern from already-parsed parts (used by the reader; nodes children-first).
+  Pattern(std::vector<PatternNode> nodes, std::vector<std::string> class_vars,
+          std::vector<std::string> attr_vars);
+
+  const std::vector<PatternNode>& nodes() const { return nodes_; }
+  std::uint32_t root() const { return static_cast<std::uint32_t>(nodes_.size() - 1); }
+
+  /// Variable names with their '?': class variables, then attribute variables.
+  const std::vector<std::string>& var_names() const override { return var_names_; }
+  std::uint32_t num_class_vars() const { return num_class_vars_; }
+  std::uint32_t num_attr_vars() const {
+    return static_cast<std::uint32_t>(var_names_.size()) - num_class_vars_;
+  }
+  /// The variable named `name` ("?x"); throws std::out_of_range if absent.
+  Var var(std::string_view name) const;
+  std::optional<Var> find_var(std::string_view name) const;
+  bool is_attr_var(Var v) const { return v.index >= num_class_vars_; }
+
+  /// Appends matches (up to `limit`) to `out` after resetting it. Requires a rebuilt e-graph.
+  void search(const EGraph& eg, Matches& out, std::size_t limit) const override;
+  void search(const EGraph& eg, Matches& out) const {
+    search(eg, out, std::numeric_limits<std::size_t>::max());
+  }
+  /// Matches rooted at class `cls` only.
+  void search_class(const EGraph& eg, Id cls, Matches& out) const;
+
+  /// Adds the pattern's term with variables taken from `subst` (whose variables are numbered
+  /// by `var_map`: this pattern's var i is subst's var_map[i]); returns the root id as
+  /// `EGraph::add_uncanonical` does. Payloads without variables are interned once per e-graph
+  /// and cached, so one Pattern must not instantiate from two threads at once.
+  Id instantiate(EGraph& eg, const Subst& subst, std::span<const Var> var_map) const;
+
+  std::string to_string() const override;
+  const Pattern* pattern() const override { return this; }
+
+private:
+  std::vector<PatternNode> nodes_;
+  std::vector<std::string> var_names_;
+  std::uint32_t num_class_vars_ = 0;
+  detail::Program program_;
+  mutable std::vector<AttrId> attr_cache_;   // per node: its constant payload's id
+  mutable std::uint64_t attr_cache_uid_ = 0; // the e-graph attr_cache_ belongs to
+};
+
+} // namespace tilesat::egraph

@@ -1,0 +1,34 @@
+// Searcher: the left side of a rule, anything that finds matches in a rebuilt e-graph.
+//
+// `Pattern` is the built-in searcher; `MultiPattern` joins several patterns on shared
+// variables. A rule's guards and right side refer to the searcher's variables by name.
+//
+//   const Searcher& s = rule.searcher();
+//   Matches m;
+//   s.search(eg, m, 1000);   // at most 1000 matches
+#pragma once
+
+#include "tilesat/egraph/subst.h"
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace tilesat::egraph {
+
+class EGraph;
+class Pattern;
+
+class Searcher {
+public:
+  virtual ~Searcher() = default;
+  /// Resets `out` and appends up to `limit` matches. Requires a rebuilt e-graph.
+  virtual void search(const EGraph& eg, Matches& out, std::size_t limit) const = 0;
+  /// Variable names: class variables first, then attribute variables.
+  virtual const std::vector<std::string>& var_names() const = 0;
+  virtual std::string to_string() const = 0;
+  /// The searcher's single pattern, if it is one (explanations instantiate it).
+  virtual const Pattern* pattern() const { return nullptr; }
+};
+
+} // namespace tilesat::egraph

@@ -1,0 +1,443 @@
+// EGraph: adding e-nodes, merging classes, deferred rebuilding and the invariant check.
+#include "tilesat/egraph/egraph.h"
+
+#include "tilesat/egraph/hash.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <fmt/format.h>
+#include <stdexcept>
+
+namespace tilesat::egraph {
+namespace {
+
+std::uint64_t next_uid() {
+  static std::atomic<std::uint64_t> counter{1};
+  return counter.fetch_add(1, std::memory_order_relaxed);
+}
+
+/// Small inline buffer for canonical children; heap only for very wide nodes.
+class ChildBuffer {
+public:
+  explicit ChildBuffer(std::size_t n) : n_(n) {
+    if (n > kInline) heap_ = std::make_unique<Id[]>(n);
+  }
+  Id* data() { return n_ > kInline ? heap_.get() : inline_; }
+  std::span<const Id> span() { return {data(), n_}; }
+
+private:
+  static constexpr std::size_t kInline = 8;
+  std::size_t n_;
+  Id inline_[kInline];
+  std::unique_ptr<Id[]> heap_;
+};
+
+void append_ids(std::vector<Id>& to, std::span<const Id> ids) {
+  for (Id id : ids) to.push_back(id);
+}
+
+} // namespace
+
+void Analysis::modify(EGraph&, Id) {}
+
+EGraph::EGraph() : uid_(next_uid()) {}
+EGraph::~EGraph() = default;
+EGraph::EGraph(EGraph&&) noexcept = default;
+EGraph& EGraph::operator=(EGraph&&) noexcept = default;
+
+void EGraph::enable_explanations() {
+  if (uf_.size() != 0)
+    throw std::logic_error("enable_explanations() must be called before adding e-nodes");
+  if (!proofs_) proofs_ = std::make_unique<detail::ProofForest>();
+}
+
+void EGraph::attach_analysis(std::unique_ptr<Analysis> a) {
+  if (uf_.size() != 0) throw std::logic_error("analyses must be attached before adding e-nodes");
+  analyses_.push_back(std::move(a));
+}
+
+// ------------------------------------------------------------------ hash-cons
+
+std::uint32_t EGraph::hash_node(Symbol op, AttrId attrs, std::span<const Id> children) const {
+  // Multiply-rotate per word, one avalanche at the end.
+  constexpr std::uint64_t k = 0x9e3779b97f4a7c15ull;
+  std::uint64_t h = (static_cast<std::uint64_t>(op.id()) << 32 | attrs) * k;
+  for (Id c : children) h = (((h << 23) | (h >> 41)) ^ c) * k;
+  h ^= h >> 29;
+  h *= 0xbf58476d1ce4e5b9ull;
+  return static_cast<std::uint32_t>(h >> 32);
+}
+
+bool EGraph::node_equals(NodeId n, Symbol op, AttrId attrs, std::span<const Id> children) const {
+  const detail::NodeRecord& r = nodes_[n];
+  if (r.op != op || r.attrs != attrs || r.arity != children.size()) return false;
+  return children.empty() ||
+         std::memcmp(children_.data() + r.begin, children.data(), children.size_bytes()) == 0;
+}
+
+Id EGraph::lookup_canonical(Symbol op, AttrId attrs, std::span<const Id> canon,
+                            std::uint32_t h) const {
+  return memo_.find(h, [&](Id cand) { return node_equals(cand, op, attrs, canon); });
+}
+
+std::optional<Id> EGraph::lookup(Symbol op, std::span<const Id> children, AttrId attrs) const {
+  ChildBuffer buf(children.size());
+  for (std::size_t i = 0; i < children.size(); ++i) buf.data()[i] = find(children[i]);
+  Id m = lookup_canonical(op, attrs, buf.span(), hash_node(op, attrs, buf.span()));
+  if (m == kNoId) return std::nullopt;
+  return find(m);
+}
+
+std::optional<Id> EGraph::lookup_term(const RecExpr& term) const {
+  std::vector<Id> ids(term.size());
+  std::vector<Id> kids;
+  for (std::uint32_t i = 0; i < term.size(); ++i) {
+    const TermNode& n = term[i];
+    auto attrs = attr_table_.find(n.attrs);
+    if (!attrs) return std::nullopt;
+    kids.clear();
+    for (std::uint32_t c : n.children) kids.push_back(ids[c]);
+    auto id = lookup(n.op, kids, *attrs);
+    if (!id) return std::nullopt;
+    ids[i] = *id;
+  }
+  if (ids.empty()) return std::nullopt;
+  return ids.back();
+}
+
+// ------------------------------------------------------------------ adding
+
+Id EGraph::add_uncanonical(Symbol op, std::span<const Id> children, AttrId attrs) {
+  if (proofs_) {
+    Id u = proofs_->find_original(op, attrs, children);
+    if (u != kNoId) return u;
+  }
+  ChildBuffer buf(children.size());
+  Id* canon = buf.data();
+  for (std::size_t i = 0; i < children.size(); ++i) canon[i] = uf_.find_mut(children[i]);
+  std::uint32_t h = hash_node(op, attrs, buf.span());
+  Id m = lookup_canonical(op, attrs, buf.span(), h);
+  if (m == kNoId) return add_new_node(op, attrs, buf.span(), children, h);
+  if (!proofs_) return m;
+  // Explanations: this spelling of an existing node gets its own id, congruent to the node.
+  Id u = uf_.make_set();
+  nodes_.push_back(detail::NodeRecord{op, attrs, static_cast<std::uint32_t>(children_.size()),
+                                      static_cast<std::uint32_t>(children.size()), 1});
+  append_ids(children_, children);
+  classes_.emplace_back();
+  proofs_->add_original(u, op, attrs, children);
+  uf_.union_roots(uf_.find_mut(m), u);
+  proofs_->add_edge(u, m, Justification::congruence());
+  return u;
+}
+
+Id EGraph::add_new_node(Symbol op, AttrId attrs, std::span<const Id> canon,
+                        std::span<const Id> orig, std::uint32_t h) {
+  Id id = uf_.make_set();
+  auto arity = static_cast<std::uint32_t>(canon.size());
+  nodes_.push_back(
+      detail::NodeRecord{op, attrs, static_cast<std::uint32_t>(children_.size()), arity, 0});
+  append_ids(children_, canon);
+  classes_.emplace_back();
+  classes_[id].nodes.push_back(id);
+  for (std::uint32_t i = 0; i < arity; ++i) {
+    Id c = canon[i];
+    bool seen = false;
+    for (std::uint32_t j = 0; j < i && !seen; ++j) seen = canon[j] == c;
+    if (!seen) classes_[c].parents.push_back(id);
+  }
+  memo_.insert(h, id);
+  ++num_classes_;
+  // A new class needs no clean-up: its node list is [id], and id is larger than every parent
+  // already listed, so the children's parent lists stay sorted and unique. Only the class
+  // list and operator index (rebuilt from scratch) are stale.
+  clean_ = false;
+  if (proofs_) proofs_->add_original(id, op, attrs, orig);
+  if (!analyses_.empty()) {
+    for (auto& a : analyses_) a->on_add(*this, id);
+    run_modify(id);
+  }
+  return id;
+}
+
+Id EGraph::add_literal(const AttrValue& v) {
+  return add(Symbol::constant(), {}, attr_table_.intern(Attrs::literal(v)));
+}
+
+Id EGraph::add_term(const RecExpr& term) {
+  std::vector<Id> ids(term.size());
+  std::vector<Id> kids;
+  for (std::uint32_t i = 0; i < term.size(); ++i) {
+    const TermNode& n = term[i];
+    kids.clear();
+    for (std::uint32_t c : n.children) kids.push_back(ids[c]);
+    ids[i] = add_uncanonical(n.op, kids, attr_table_.intern(n.attrs));
+  }
+  if (ids.empty()) throw std::invalid_argument("add_term: empty term");
+  return find(ids.back());
+}
+
+void EGraph::run_modify(Id cls) {
+  for (std::size_t i = 0; i < analyses_.size(); ++i) analyses_[i]->modify(*this, find(cls));
+}
+
+// ------------------------------------------------------------------ merging
+
+bool EGraph::merge(Id a, Id b, Justification why) {
+  Id ra = uf_.find_mut(a), rb = uf_.find_mut(b);
+  if (ra == rb) return false;
+  if (proofs_) proofs_->add_edge(a, b, why);
+  return merge_roots(ra, rb);
+}
+
+bool EGraph::merge_roots(Id a, Id b) {
+  // The class with more parents stays root: fewer parents to repair.
+  if (classes_[a].parents.size() < classes_[b].parents.size()) std::swap(a, b);
+  uf_.union_roots(a, b);
+  --num_classes_;
+  const IdVec& bp = classes_[b].parents;
+  pending_.insert(pending_.end(), bp.begin(), bp.end());
+  for (auto& an : analyses_) {
+    DidMerge d = an->on_merge(a, b);
+    if (d.into_changed) {
+      const IdVec& ap = classes_[a].parents;
+      analysis_pending_.insert(analysis_pending_.end(), ap.begin(), ap.end());
+    }
+    if (d.from_changed) analysis_pending_.insert(analysis_pending_.end(), bp.begin(), bp.end());
+  }
+  ClassRecord& ca = classes_[a];
+  ClassRecord& cb = classes_[b];
+  ca.nodes.append(cb.nodes.span());
+  ca.parents.append(cb.parents.span());
+  cb.nodes.release();
+  cb.parents.release();
+  mark_dirty(a);
+  if (!analyses_.empty()) run_modify(a);
+  return true;
+}
+
+// ------------------------------------------------------------------ rebuilding
+
+bool EGraph::repair(NodeId n) {
+  detail::NodeRecord r = nodes_[n];
+  if (r.dead) return false;
+  Id* ch = children_.data() + r.begin;
+  bool stale = false;
+  for (std::uint32_t i = 0; i < r.arity; ++i) stale |= !uf_.is_root(ch[i]);
+  if (!stale) return false;
+  std::span<const Id> kids(ch, r.arity);
+  memo_.erase(hash_node(r.op, r.attrs, kids), n);
+  for (std::uint32_t i = 0; i < r.arity; ++i) ch[i] = uf_.find_mut(ch[i]);
+  std::uint32_t h = hash_node(r.op, r.attrs, kids);
+  Id m = lookup_canonical(r.op, r.attrs, kids, h);
+  if (m == kNoId) {
+    memo_.insert(h, n);
+    return false;
+  }
+  // n is now a duplicate of m: drop it and union their classes (congruence).
+  nodes_[n].dead = 1;
+  mark_dirty(uf_.find_mut(n));
+  for (std::uint32_t i = 0; i < r.arity; ++i) mark_dirty(ch[i]);
+  return merge(m, n, Justification::congruence());
+}
+
+std::size_t EGraph::rebuild() {
+  std::size_t unions = 0;
+  while (!pending_.empty() || !analysis_pending_.empty()) {
+    while (!pending_.empty()) {
+      NodeId n = pending_.back();
+      pending_.pop_back();
+      unions += repair(n) ? 1 : 0;
+    }
+    while (!analysis_pending_.empty()) {
+      NodeId n = analysis_pending_.back();
+      analysis_pending_.pop_back();
+      if (nodes_[n].dead) continue;
+      for (std::size_t i = 0; i < analyses_.size(); ++i) {
+        Id cls = uf_.find_mut(n);
+        if (!analyses_[i]->on_remake(*this, cls, n)) continue;
+        const IdVec& ps = classes_[cls].parents;
+        analysis_pending_.insert(analysis_pending_.end(), ps.begin(), ps.end());
+        run_modify(cls);
+      }
+    }
+  }
+  rebuild_classes();
+  clean_ = true;
+  return unions;
+}
+
+void EGraph::rebuild_classes() {
+  // Dirty ids to their (distinct) roots; the flags mark roots already taken.
+  for (Id d : dirty_) dirty_flag_[d] = 0;
+  std::size_t w = 0;
+  for (Id d : dirty_) {
+    Id r = uf_.find_mut(d);
+    if (dirty_flag_[r]) continue;
+    dirty_flag_[r] = 1;
+    dirty_[w++] = r;
+  }
+  dirty_.resize(w);
+  for (Id c : dirty_) {
+    dirty_flag_[c] = 0;
+    ClassRecord& cr = classes_[c];
+    std::uint32_t k = 0;
+    for (NodeId n : cr.nodes)
+      if (!nodes_[n].dead) cr.nodes[k++] = n;
+    cr.nodes.truncate(k);
+    std::sort(cr.nodes.begin(), cr.nodes.end(), [&](NodeId x, NodeId y) {
+      Symbol ox = nodes_[x].op, oy = nodes_[y].op;
+      return ox != oy ? ox < oy : x < y;
+    });
+    k = 0;
+    for (NodeId n : cr.parents)
+      if (!nodes_[n].dead) cr.parents[k++] = n;
+    cr.parents.truncate(k);
+    std::sort(cr.parents.begin(), cr.parents.end());
+    cr.parents.truncate(static_cast<std::uint32_t>(
+        std::unique(cr.parents.begin(), cr.parents.end()) - cr.parents.begin()));
+    cr.parents.shrink_if_sparse();
+  }
+  dirty_.clear();
+
+  class_ids_.clear();
+  class_ids_.reserve(num_classes_);
+  for (auto& list : op_index_) list.clear();
+  for (Id id = 0; id < uf_.size(); ++id) {
+    if (!uf_.is_root(id)) continue;
+    class_ids_.push_back(id);
+    Symbol last;
+    bool first = true;
+    for (NodeId n : classes_[id].nodes) {
+      Symbol op = nodes_[n].op;
+      if (!first && op == last) continue;
+      first = false;
+      last = op;
+      if (op.id() >= op_index_.size()) op_index_.resize(op.id() + 1);
+      op_index_[op.id()].push_back(id);
+    }
+  }
+}
+
+std::span<const NodeId> EGraph::nodes_with_op(Id cls, Symbol op) const {
+  const IdVec& list = classes_[cls].nodes;
+  const NodeId* b = list.begin();
+  const NodeId* e = list.end();
+  if (list.size() <= 8) {
+    while (b != e && nodes_[*b].op < op) ++b;
+    const NodeId* f = b;
+    while (f != e && nodes_[*f].op == op) ++f;
+    return {b, static_cast<std::size_t>(f - b)};
+  }
+  auto lo = std::partition_point(b, e, [&](NodeId n) { return nodes_[n].op < op; });
+  auto hi = std::partition_point(lo, e, [&](NodeId n) { return nodes_[n].op == op; });
+  return {lo, static_cast<std::size_t>(hi - lo)};
+}
+
+// ------------------------------------------------------------------ checking
+
+void EGraph::check_invariants() const {
+  auto fail = [](std::string msg) { throw std::logic_error("e-graph invariant: " + msg); };
+  if (!clean_ || !pending_.empty() || !analysis_pending_.empty())
+    fail("the e-graph was modified and not rebuilt");
+
+  std::size_t live = 0;
+  memo_.for_each([&](std::uint32_t h, Id n) {
+    ++live;
+    const detail::NodeRecord& r = nodes_[n];
+    if (r.dead) fail(fmt::format("dead node {} is in the hash-cons", n));
+    std::span<const Id> kids(children_.data() + r.begin, r.arity);
+    for (Id c : kids)
+      if (!uf_.is_root(c)) fail(fmt::format("node {} has non-canonical child {}", n, c));
+    if (hash_node(r.op, r.attrs, kids) != h) fail(fmt::format("node {} has a stale hash", n));
+    if (lookup_canonical(r.op, r.attrs, kids, h) != n)
+      fail(fmt::format("node {} ({}) is not unique in the hash-cons (congruence broken)", n,
+                       r.op.str()));
+    for (Id c : kids) {
+      const IdVec& ps = classes_[c].parents;
+      if (!std::binary_search(ps.begin(), ps.end(), n))
+        fail(fmt::format("node {} is missing from the parents of class {}", n, c));
+    }
+  });
+  if (live != memo_.size()) fail("hash-cons size is wrong");
+
+  std::vector<bool> listed(nodes_.size(), false);
+  std::size_t roots = 0;
+  for (Id id = 0; id < uf_.size(); ++id) {
+    if (!uf_.is_root(id)) {
+      if (!classes_[id].nodes.empty()) fail(fmt::format("non-root {} still holds nodes", id));
+      continue;
+    }
+    ++roots;
+    const IdVec& ns = classes_[id].nodes;
+    for (std::uint32_t i = 0; i < ns.size(); ++i) {
+      NodeId n = ns[i];
+      const detail::NodeRecord& r = nodes_[n];
+      if (r.dead) fail(fmt::format("class {} lists dead node {}", id, n));
+      if (uf_.find(n) != id) fail(fmt::format("node {} in class {} belongs to {}", n, id, find(n)));
+      if (listed[n]) fail(fmt::format("node {} is listed twice", n));
+      listed[n] = true;
+      if (i > 0 && nodes_[ns[i - 1]].op > r.op)
+        fail(fmt::format("class {} nodes are not sorted by operator", id));
+      auto with_op = classes_with_op(r.op);
+      if (!std::binary_search(with_op.begin(), with_op.end(), id))
+        fail(fmt::format("class {} is missing from the index of '{}'", id, r.op.str()));
+    }
+  }
+  if (roots != num_classes_) fail("class count is wrong");
+  if (class_ids_.size() != roots) fail("class list is stale");
+  for (std::size_t op = 0; op < op_index_.size(); ++op)
+    for (Id c : op_index_[op]) {
+      if (!uf_.is_root(c)) fail(fmt::format("operator index holds non-canonical class {}", c));
+      if (nodes_with_op(c, Symbol::from_id(static_cast<std::uint32_t>(op))).empty())
+        fail(fmt::format("operator index lists class {} without such a node", c));
+    }
+}
+
+std::size_t EGraph::memory_bytes() const {
+  std::size_t bytes = nodes_.capacity() * sizeof(detail::NodeRecord) +
+                      children_.capacity() * sizeof(Id) + memo_.memory_bytes() +
+                      uf_.memory_bytes() + classes_.capacity() * sizeof(ClassRecord) +
+                      class_ids_.capacity() * sizeof(Id);
+  for (const ClassRecord& c : classes_) bytes += c.nodes.heap_bytes() + c.parents.heap_bytes();
+  for (const auto& l : op_index_) bytes += l.capacity() * sizeof(Id);
+  if (proofs_) bytes += proofs_->memory_bytes();
+  return bytes;
+}
+
+// ------------------------------------------------------------------ explanations
+
+std::optional<Id> EGraph::find_term_id(const RecExpr& term) const {
+  if (!proofs_) return lookup_term(term);
+  std::vector<Id> ids(term.size());
+  std::vector<Id> kids;
+  for (std::uint32_t i = 0; i < term.size(); ++i) {
+    const TermNode& n = term[i];
+    auto attrs = attr_table_.find(n.attrs);
+    if (!attrs) return std::nullopt;
+    kids.clear();
+    for (std::uint32_t c : n.children) kids.push_back(ids[c]);
+    Id id = proofs_->find_original(n.op, *attrs, kids);
+    if (id == kNoId) return std::nullopt;
+    ids[i] = id;
+  }
+  if (ids.empty()) return std::nullopt;
+  return ids.back();
+}
+
+Explanation EGraph::explain_equivalence(const RecExpr& a, const RecExpr& b) const {
+  if (!proofs_) throw std::logic_error("explain_equivalence: explanations are not enabled");
+  auto ia = find_term_id(a);
+  if (!ia)
+    throw std::invalid_argument("explain_equivalence: term was never added: " + a.to_string());
+  auto ib = find_term_id(b);
+  if (!ib)
+    throw std::invalid_argument("explain_equivalence: term was never added: " + b.to_string());
+  if (find(*ia) != find(*ib))
+    throw std::invalid_argument(
+        fmt::format("explain_equivalence: {} and {} are not equal", a.to_string(), b.to_string()));
+  return proofs_->explain(*ia, *ib, attr_table_);
+}
+
+} // namespace tilesat::egraph

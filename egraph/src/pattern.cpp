@@ -1,0 +1,245 @@
+// Patterns: reading them from text, searching, instantiating and printing.
+#include "tilesat/egraph/pattern.h"
+
+#include "sexpr.h"
+#include "tilesat/egraph/egraph.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <stdexcept>
+
+namespace tilesat::egraph {
+namespace {
+
+using detail::SExpr;
+
+struct VarInfo {
+  std::string name;
+  bool is_attr;
+};
+
+class PatternBuilder {
+public:
+  void collect(const SExpr& e) {
+    if (e.kind == SExpr::Kind::kVar) {
+      note(e.name, false, e.line, e.col);
+      return;
+    }
+    for (const auto& a : e.attrs)
+      if (a.is_var) note(a.var, true, a.line, a.col);
+    for (const auto& c : e.children) collect(c);
+  }
+
+  std::uint32_t build(const SExpr& e, std::vector<PatternNode>& out) {
+    PatternNode n;
+    switch (e.kind) {
+    case SExpr::Kind::kVar:
+      n.kind = PatternNode::Kind::kVar;
+      n.var = var_of(e.name);
+      break;
+    case SExpr::Kind::kLiteral:
+      n.kind = PatternNode::Kind::kLiteral;
+      n.literal = e.literal;
+      break;
+    case SExpr::Kind::kOp: {
+      n.kind = PatternNode::Kind::kOp;
+      n.op = Symbol::intern(e.name);
+      for (const auto& c : e.children) n.children.push_back(build(c, out));
+      for (const auto& a : e.attrs) {
+        PatternAttr pa;
+        pa.key = Symbol::intern(a.key);
+        pa.is_var = a.is_var;
+        if (a.is_var)
+          pa.var = var_of(a.var);
+        else
+          pa.value = a.value;
+        n.attrs.push_back(std::move(pa));
+      }
+      break;
+    }
+    }
+    out.push_back(std::move(n));
+    return static_cast<std::uint32_t>(out.size() - 1);
+  }
+
+  std::vector<std::string> class_vars, attr_vars;
+
+private:
+  void note(const std::string& name, bool is_attr, int line, int col) {
+    for (const auto& v : seen_) {
+      if (v.name != name) continue;
+      if (v.is_attr == is_attr) return;
+      throw ParseError(line, col, is_attr ? "an attribute variable" : "a class variable",
+                       fmt::format("'{}', already used as {}", name,
+                                   v.is_attr ? "an attribute variable" : "a class variable"));
+    }
+    seen_.push_back(VarInfo{name, is_attr});
+    (is_attr ? attr_vars : class_vars).push_back(name);
+  }
+  Var var_of(const std::string& name) const {
+    for (std::size_t i = 0; i < class_vars.size(); ++i)
+      if (class_vars[i] == name) return Var{static_cast<std::uint32_t>(i)};
+    for (std::size_t i = 0; i < attr_vars.size(); ++i)
+      if (attr_vars[i] == name) return Var{static_cast<std::uint32_t>(class_vars.size() + i)};
+    throw std::logic_error("pattern variable not collected: " + name);
+  }
+  std::vector<VarInfo> seen_;
+};
+
+} // namespace
+
+Pattern detail::pattern_from_sexpr(const SExpr& e) {
+  PatternBuilder b;
+  b.collect(e);
+  std::vector<PatternNode> nodes;
+  b.build(e, nodes);
+  return Pattern(std::move(nodes), std::move(b.class_vars), std::move(b.attr_vars));
+}
+
+Pattern Pattern::parse(std::string_view text) {
+  detail::SExprReader reader(text);
+  SExpr e = reader.read();
+  reader.expect_end();
+  return detail::pattern_from_sexpr(e);
+}
+
+Pattern::Pattern(std::vector<PatternNode> nodes, std::vector<std::string> class_vars,
+                 std::vector<std::string> attr_vars)
+    : nodes_(std::move(nodes)), var_names_(std::move(class_vars)),
+      num_class_vars_(static_cast<std::uint32_t>(var_names_.size())) {
+  if (nodes_.empty()) throw std::invalid_argument("a pattern needs at least one node");
+  var_names_.insert(var_names_.end(), attr_vars.begin(), attr_vars.end());
+  program_ = detail::compile(*this);
+}
+
+std::optional<Var> Pattern::find_var(std::string_view name) const {
+  for (std::size_t i = 0; i < var_names_.size(); ++i)
+    if (var_names_[i] == name) return Var{static_cast<std::uint32_t>(i)};
+  return std::nullopt;
+}
+
+Var Pattern::var(std::string_view name) const {
+  if (auto v = find_var(name)) return *v;
+  throw std::out_of_range(fmt::format("pattern {} has no variable {}", to_string(), name));
+}
+
+void Pattern::search(const EGraph& eg, Matches& out, std::size_t limit) const {
+  out.reset(num_class_vars_, num_attr_vars());
+  program_.search(eg, limit, out);
+}
+
+void Pattern::search_class(const EGraph& eg, Id cls, Matches& out) const {
+  out.reset(num_class_vars_, num_attr_vars());
+  program_.search_class(eg, cls, std::numeric_limits<std::size_t>::max(), out);
+}
+
+Id Pattern::instantiate(EGraph& eg, const Subst& subst, std::span<const Var> var_map) const {
+  constexpr std::size_t kInline = 32;
+  Id inline_ids[kInline];
+  std::vector<Id> heap_ids;
+  Id* ids = inline_ids;
+  if (nodes_.size() > kInline) {
+    heap_ids.resize(nodes_.size());
+    ids = heap_ids.data();
+  }
+  if (attr_cache_uid_ != eg.uid()) {
+    attr_cache_.assign(nodes_.size(), kNoAttrs);
+    for (std::size_t i = 0; i < nodes_.size(); ++i) {
+      const PatternNode& n = nodes_[i];
+      if (n.kind == PatternNode::Kind::kLiteral)
+        attr_cache_[i] = eg.intern_attrs(Attrs::literal(n.literal));
+      bool constant = std::none_of(n.attrs.begin(), n.attrs.end(),
+                                   [](const PatternAttr& a) { return a.is_var; });
+      if (n.kind == PatternNode::Kind::kOp && !n.attrs.empty() && constant) {
+        std::vector<Attr> entries;
+        for (const PatternAttr& a : n.attrs) entries.push_back(Attr{a.key, a.value});
+        attr_cache_[i] = eg.intern_attrs(Attrs(std::move(entries)));
+      }
+    }
+    attr_cache_uid_ = eg.uid();
+  }
+  Id kids[16];
+  std::vector<Id> wide;
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    const PatternNode& n = nodes_[i];
+    switch (n.kind) {
+    case PatternNode::Kind::kVar:
+      ids[i] = subst[var_map[n.var.index]];
+      break;
+    case PatternNode::Kind::kLiteral:
+      ids[i] = eg.add_uncanonical(Symbol::constant(), {}, attr_cache_[i]);
+      break;
+    case PatternNode::Kind::kOp: {
+      AttrId attrs = attr_cache_[i];
+      if (attrs == kNoAttrs && !n.attrs.empty()) {
+        std::vector<Attr> entries;
+        entries.reserve(n.attrs.size());
+        for (const PatternAttr& a : n.attrs)
+          entries.push_back(Attr{a.key, a.is_var ? subst.attr(var_map[a.var.index]) : a.value});
+        attrs = eg.intern_attrs(Attrs(std::move(entries)));
+      }
+      std::span<const Id> children;
+      if (n.children.size() <= 16) {
+        for (std::size_t k = 0; k < n.children.size(); ++k) kids[k] = ids[n.children[k]];
+        children = {kids, n.children.size()};
+      } else {
+        wide.clear();
+        for (std::uint32_t c : n.children) wide.push_back(ids[c]);
+        children = wide;
+      }
+      ids[i] = eg.add_uncanonical(n.op, children, attrs);
+      break;
+    }
+    }
+  }
+  return ids[nodes_.size() - 1];
+}
+
+namespace {
+
+void print(const Pattern& p, std::uint32_t i, std::string& out) {
+  const PatternNode& n = p.nodes()[i];
+  switch (n.kind) {
+  case PatternNode::Kind::kVar:
+    out += p.var_names()[n.var.index];
+    return;
+  case PatternNode::Kind::kLiteral:
+    out += n.literal.to_string();
+    return;
+  case PatternNode::Kind::kOp:
+    break;
+  }
+  std::string head(n.op.str());
+  if (!n.attrs.empty()) {
+    head += '[';
+    for (std::size_t k = 0; k < n.attrs.size(); ++k) {
+      if (k != 0) head += ", ";
+      head += n.attrs[k].key.str();
+      head += '=';
+      head +=
+          n.attrs[k].is_var ? p.var_names()[n.attrs[k].var.index] : n.attrs[k].value.to_string();
+    }
+    head += ']';
+  }
+  if (n.children.empty()) {
+    out += head;
+    return;
+  }
+  out += '(';
+  out += head;
+  for (std::uint32_t c : n.children) {
+    out += ' ';
+    print(p, c, out);
+  }
+  out += ')';
+}
+
+} // namespace
+
+std::string Pattern::to_string() const {
+  std::string out;
+  print(*this, root(), out);
+  return out;
+}
+
+} // namespace tilesat::egraph

@@ -1,0 +1,160 @@
+// The saturation loop: search all rules, apply all matches, rebuild; limits and hooks.
+#include "tilesat/egraph/runner.h"
+
+#include "tilesat/egraph/egraph.h"
+
+#include <chrono>
+
+namespace tilesat::egraph {
+
+RunnerConfig::RunnerConfig() : scheduler_(std::make_unique<BackoffScheduler>()) {}
+RunnerConfig::~RunnerConfig() = default;
+RunnerConfig::RunnerConfig(const RunnerConfig& o)
+    : iter_limit_(o.iter_limit_), node_limit_(o.node_limit_), time_limit_(o.time_limit_),
+      scheduler_(o.scheduler_->clone()), hooks_(o.hooks_), progress_(o.progress_),
+      on_decline_(o.on_decline_), check_invariants_(o.check_invariants_) {}
+RunnerConfig& RunnerConfig::operator=(const RunnerConfig& o) {
+  if (this != &o) *this = RunnerConfig(o);
+  return *this;
+}
+
+RunnerConfig& RunnerConfig::with_iter_limit(std::size_t n) {
+  iter_limit_ = n;
+  return *this;
+}
+RunnerConfig& RunnerConfig::with_node_limit(std::size_t n) {
+  node_limit_ = n;
+  return *this;
+}
+RunnerConfig& RunnerConfig::with_time_limit(std::chrono::duration<double> t) {
+  time_limit_ = t.count();
+  return *this;
+}
+RunnerConfig& RunnerConfig::with_scheduler(const Scheduler& s) {
+  scheduler_ = s.clone();
+  return *this;
+}
+RunnerConfig& RunnerConfig::with_hook(RunnerHook hook) {
+  hooks_.push_back(std::move(hook));
+  return *this;
+}
+RunnerConfig& RunnerConfig::with_progress(ProgressFn fn) {
+  progress_ = std::move(fn);
+  return *this;
+}
+RunnerConfig& RunnerConfig::with_invariant_checks() {
+  check_invariants_ = true;
+  return *this;
+}
+RunnerConfig& RunnerConfig::with_decline_hook(DeclineHook hook) {
+  on_decline_ = std::move(hook);
+  return *this;
+}
+
+Runner::Runner(RunnerConfig config) : config_(std::move(config)) {}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+} // namespace
+
+Report Runner::run(EGraph& eg, std::span<const Rewrite> rules) {
+  const Clock::time_point start = Clock::now();
+  Report report;
+  for (const Rewrite& r : rules) report.rule_names.push_back(r.name());
+  Scheduler& sched = *config_.scheduler_;
+  sched.start(rules);
+  if (!eg.is_clean()) eg.rebuild();
+  if (config_.check_invariants_) eg.check_invariants();
+
+  std::vector<Matches> matches(rules.size());
+  std::optional<Stop> stop;
+  auto over_time = [&] { return seconds_since(start) > config_.time_limit_; };
+  auto limit_stop = [&]() -> std::optional<Stop> {
+    if (eg.num_nodes() > config_.node_limit_)
+      return Stop{StopReason::kNodeLimit, static_cast<double>(config_.node_limit_), {}};
+    if (over_time()) return Stop{StopReason::kTimeLimit, config_.time_limit_, {}};
+    return std::nullopt;
+  };
+
+  for (std::size_t i = 0;; ++i) {
+    if (report.iterations.size() >= config_.iter_limit_) {
+      stop = Stop{StopReason::kIterationLimit, static_cast<double>(config_.iter_limit_), {}};
+      break;
+    }
+    if ((stop = limit_stop())) break;
+
+    Iteration it;
+    it.index = i;
+    it.rules.resize(rules.size());
+    const std::size_t nodes_before = eg.num_nodes();
+    const std::size_t classes_before = eg.num_classes();
+    const Clock::time_point iter_start = Clock::now();
+
+    // Search every rule against the same rebuilt e-graph.
+    for (std::size_t r = 0; r < rules.size() && !stop; ++r) {
+      matches[r].reset(0, 0);
+      std::size_t limit = sched.search_limit(i, r);
+      it.rules[r].banned = limit == 0;
+      if (limit == 0) continue;
+      rules[r].search(eg, matches[r], limit);
+      it.rules[r].matches = matches[r].size();
+      it.matches += matches[r].size();
+      if (!sched.accept(i, r, matches[r].size())) {
+        matches[r].reset(0, 0);
+        it.rules[r].banned = true;
+      }
+      if (over_time()) stop = Stop{StopReason::kTimeLimit, config_.time_limit_, {}};
+    }
+    it.search_seconds = seconds_since(iter_start);
+
+    // Apply all matches.
+    const Clock::time_point apply_start = Clock::now();
+    for (std::size_t r = 0; r < rules.size() && !stop; ++r) {
+      if (matches[r].empty()) continue;
+      ApplyResult res = rules[r].apply(eg, matches[r], &config_.on_decline_);
+      it.rules[r].applied = res.applied;
+      it.rules[r].declined = res.declined;
+      it.applied += res.applied;
+      stop = limit_stop();
+    }
+    it.apply_seconds = seconds_since(apply_start);
+
+    const Clock::time_point rebuild_start = Clock::now();
+    it.rebuild_unions = eg.rebuild();
+    it.rebuild_seconds = seconds_since(rebuild_start);
+    if (config_.check_invariants_) eg.check_invariants();
+
+    it.egraph_nodes = eg.num_nodes();
+    it.egraph_classes = eg.num_classes();
+    it.total_seconds = seconds_since(iter_start);
+    report.iterations.push_back(std::move(it));
+    const Iteration& done = report.iterations.back();
+
+    if (config_.progress_) config_.progress_(done);
+    for (const RunnerHook& hook : config_.hooks_) {
+      if (stop) break;
+      if (auto msg = hook(eg, done)) stop = Stop{StopReason::kOther, 0, *msg};
+    }
+    if (stop) break;
+    bool unchanged = done.applied == 0 && done.egraph_nodes == nodes_before &&
+                     done.egraph_classes == classes_before;
+    if (unchanged && sched.can_stop(i)) {
+      stop = Stop{StopReason::kSaturated, 0, {}};
+      break;
+    }
+  }
+
+  report.stop = *stop;
+  report.egraph_nodes = eg.num_nodes();
+  report.egraph_classes = eg.num_classes();
+  report.total_seconds = seconds_since(start);
+  return report;
+}
+
+} // namespace tilesat::egraph

@@ -1,0 +1,139 @@
+#include "math_language.h"
+#include "tilesat/egraph/all.h"
+#include "tilesat/egraph/rewrite.h"
+
+#include <gtest/gtest.h>
+
+namespace tilesat::egraph {
+namespace {
+
+std::string rule_error(std::string_view name, std::string_view text) {
+  try {
+    Rewrite::parse(name, text);
+  } catch (const RuleError& e) {
+    return e.what();
+  } catch (const ParseError& e) {
+    return std::string("parse: ") + e.what();
+  }
+  return "no error";
+}
+
+} // namespace
+
+TEST(Rewrite, RejectsUnboundRightSideVariables) {
+  EXPECT_EQ(rule_error("bad", "(+ ?a ?b) => (+ ?a ?c)"),
+            "rule 'bad': right side uses ?c, which the left side does not bind");
+  // The reverse of a bidirectional rule is checked too.
+  EXPECT_EQ(rule_error("zero", "(* ?a 0) <=> 0"),
+            "rule 'zero-rev': right side uses ?a, which the left side does not bind");
+  EXPECT_EQ(rule_error("kinds", "(f[k=?d] ?x) => (g ?d)"),
+            "rule 'kinds': ?d is a class variable on the right side but an attribute variable "
+            "on the left side");
+  EXPECT_EQ(rule_error("arrow", "(+ ?a ?b) -> (+ ?b ?a)"),
+            "parse: 1:11: expected '=>' or '<=>', got '->'");
+  EXPECT_THROW(Rewrite("g", Pattern::parse("(f ?x)"), Pattern::parse("?x"), {math::not_zero("?y")}),
+               RuleError);
+  try {
+    Rewrite("g", Pattern::parse("(f ?x)"), Pattern::parse("?x"), {math::not_zero("?y")});
+  } catch (const RuleError& e) {
+    EXPECT_STREQ(e.what(), "rule 'g': guard 'not-zero' uses ?y, which the left side does not bind");
+  }
+}
+
+TEST(Rewrite, BidirectionalGivesTwoNamedRules) {
+  auto rules = Rewrite::parse("assoc-add", "(+ ?a (+ ?b ?c)) <=> (+ (+ ?a ?b) ?c)");
+  ASSERT_EQ(rules.size(), 2u);
+  EXPECT_EQ(rules[0].name(), "assoc-add");
+  EXPECT_EQ(rules[1].name(), "assoc-add-rev");
+  EXPECT_EQ(rules[1].lhs()->to_string(), "(+ (+ ?a ?b) ?c)");
+  EXPECT_EQ(rules[0].to_string(), "assoc-add: (+ ?a (+ ?b ?c)) => (+ (+ ?a ?b) ?c)");
+}
+
+TEST(Rewrite, GuardsDeclineWithAReason) {
+  EGraph eg;
+  eg.add_analysis<math::ConstantFold>();
+  eg.add_term(RecExpr::parse("(/ a 0)"));
+  Id ok = eg.add_term(RecExpr::parse("(/ a b)"));
+  eg.rebuild();
+  Rewrite rule = rewrite("div-canon", "(/ ?a ?b)", "(* ?a (pow ?b -1))", {math::not_zero("?b")});
+  Matches m;
+  rule.search(eg, m, 100);
+  ASSERT_EQ(m.size(), 2u);
+  std::vector<std::string> reasons;
+  DeclineHook hook = [&](const Rewrite& r, const Condition& c, std::string_view why) {
+    reasons.push_back(r.name() + " " + c.name() + ": " + std::string(why));
+  };
+  ApplyResult res = rule.apply(eg, m, &hook);
+  EXPECT_EQ(res.applied, 1u);
+  EXPECT_EQ(res.declined, 1u);
+  EXPECT_EQ(reasons, (std::vector<std::string>{"div-canon not-zero: is the constant 0"}));
+  eg.rebuild();
+  EXPECT_EQ(eg.find(ok), eg.lookup_term(RecExpr::parse("(* a (pow b -1))")));
+}
+
+TEST(Rewrite, CxxApplierComputesTheRightSide) {
+  // (repeat[times=?n] ?x) => (seq x x ... x), n computed from the attribute.
+  auto expand = applier({"?x", "?n"}, [](EGraph& eg, Id, const Subst& s, std::span<const Var> v) {
+    std::int64_t n = s.attr(v[1]).as_int();
+    Id acc = s[v[0]];
+    for (std::int64_t i = 1; i < n; ++i) acc = eg.add(Symbol::intern("seq"), {acc, s[v[0]]});
+    return acc;
+  });
+  Rewrite rule("unroll", Pattern::parse("(repeat[times=?n] ?x)"), expand);
+  EXPECT_EQ(rule.rhs(), nullptr);
+  EGraph eg;
+  Id r = eg.add_term(RecExpr::parse("(repeat[times=3] y)"));
+  eg.rebuild();
+  Matches m;
+  rule.search(eg, m, 10);
+  EXPECT_EQ(rule.apply(eg, m).applied, 1u);
+  eg.rebuild();
+  EXPECT_EQ(eg.find(r), eg.lookup_term(RecExpr::parse("(seq (seq y y) y)")));
+  EXPECT_THROW(Rewrite("bad", Pattern::parse("(f ?x)"),
+                       applier({"?q"}, [](EGraph&, Id, const Subst&,
+                                          std::span<const Var>) { return kNoId; })),
+               RuleError);
+}
+
+TEST(Rewrite, AttributeVariablesFlowToTheRightSide) {
+  EGraph eg;
+  Id t = eg.add_term(RecExpr::parse("(transpose[dim0=0, dim1=1] (transpose[dim0=1, dim1=0] x))"));
+  eg.rebuild();
+  Rewrite swap =
+      rewrite("swap", "(transpose[dim0=?a, dim1=?b] ?x)", "(transpose[dim0=?b, dim1=?a] ?x)");
+  Matches m;
+  swap.search(eg, m, 10);
+  EXPECT_EQ(m.size(), 2u);
+  swap.apply(eg, m);
+  eg.rebuild();
+  eg.check_invariants();
+  EXPECT_EQ(eg.find(t), eg.lookup_term(RecExpr::parse(
+                            "(transpose[dim0=1, dim1=0] (transpose[dim0=1, dim1=0] x))")));
+}
+
+TEST(Rewrite, MultiPatternJoinsOnSharedVariables) {
+  EGraph eg;
+  Id fa = eg.add_term(RecExpr::parse("(f a)"));
+  Id ga = eg.add_term(RecExpr::parse("(g a)"));
+  Id gb = eg.add_term(RecExpr::parse("(g b)"));
+  eg.rebuild();
+  auto mp = std::make_shared<MultiPattern>(MultiPattern::parse("?p = (f ?x), ?q = (g ?x)"));
+  EXPECT_EQ(mp->to_string(), "?p = (f ?x), ?q = (g ?x)");
+  Matches m;
+  mp->search(eg, m, 100);
+  ASSERT_EQ(m.size(), 1u);
+  auto unite = applier({"?p", "?q"}, [](EGraph& g, Id, const Subst& s, std::span<const Var> v) {
+    g.merge(s[v[0]], s[v[1]]);
+    return kNoId;
+  });
+  Rewrite rule("fg", mp, unite);
+  Matches m2;
+  rule.search(eg, m2, 100);
+  rule.apply(eg, m2);
+  eg.rebuild();
+  EXPECT_EQ(eg.find(fa), eg.find(ga));
+  EXPECT_NE(eg.find(fa), eg.find(gb));
+  EXPECT_THROW(MultiPattern::parse("(f ?x) = ?p"), ParseError);
+}
+
+} // namespace tilesat::egraph

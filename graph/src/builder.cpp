@@ -104,6 +104,11 @@ Value Builder::minimum(Value a, Value b, BinaryOptions o) {
 Value Builder::add_relu(Value a, Value b, BinaryOptions o) {
   return binary(OpKind::AddRelu, a, b, o);
 }
+Value Builder::fused_eltwise(std::span<const Value> operands, std::string body) {
+  Attrs a;
+  a.set("body", std::move(body));
+  return op(OpKind::FusedEltwise, operands, std::move(a));
+}
 
 Value Builder::relu(Value x) {
   return unary(OpKind::Relu, x);

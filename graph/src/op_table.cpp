@@ -31,6 +31,13 @@ std::vector<AttrSpec> matmul_attrs() {
       defaulted("transpose_a", AttrKind::Bool, false, "use the transpose of a's last two dims"),
       defaulted("transpose_b", AttrKind::Bool, false, "use the transpose of b's last two dims")};
 }
+std::vector<AttrSpec> linear_attrs() {
+  std::vector<AttrSpec> a = matmul_attrs();
+  a.push_back(defaulted("activation", AttrKind::String, std::string(),
+                        "an elementwise unary op applied to the result (\"relu\", "
+                        "\"sigmoid\", ...); empty: none"));
+  return a;
+}
 std::vector<AttrSpec> binary_attrs() {
   return {defaulted("broadcast_dims", AttrKind::IntList, IntList{},
                     "for the lower-rank operand, the result dim each of its dims maps to; "
@@ -96,9 +103,10 @@ std::vector<Entry> entries() {
       {OpKind::Matmul, 2, 2, 0, matmul_attrs(),
        "matrix product over the last two dims, batch dims broadcast as NumPy matmul", infer_matmul,
        eval_matmul},
-      {OpKind::Linear, 2, 3, bits(Fused), matmul_attrs(),
-       "matmul(a, b) plus an optional bias (third operand) broadcast to the product", infer_linear,
-       eval_linear},
+      {OpKind::Linear, 2, 3, bits(Fused), linear_attrs(),
+       "matmul(a, b) plus an optional bias (third operand) broadcast to the product, then an "
+       "optional elementwise activation",
+       infer_linear, eval_linear},
       {OpKind::Add, 2, 2, kMonoid, binary_attrs(), "a + b", infer_binary, eval_add},
       {OpKind::Subtract, 2, 2, kBinary, binary_attrs(), "a - b", infer_binary, eval_subtract},
       {OpKind::Multiply, 2, 2, kMonoid, binary_attrs(), "a * b", infer_binary, eval_multiply},
@@ -193,6 +201,17 @@ std::vector<Entry> entries() {
        eval_softmax},
       {OpKind::AddRelu, 2, 2, kBinary | bits(Commutative) | bits(Fused), binary_attrs(),
        "relu(a + b)", infer_binary, eval_add_relu},
+      {OpKind::FusedEltwise,
+       1,
+       -1,
+       bits(Fused),
+       {required("body", AttrKind::String,
+                 "the fused op tree as an s-expression over operands %0, %1, ... and f32 "
+                 "literals, e.g. \"(multiply (add (exp %0) (exp (neg %0))) 0.5)\"")},
+       "one elementwise kernel evaluating body; each inner result is rounded to its dtype, "
+       "exactly as the unfused ops would round it",
+       infer_fused_eltwise,
+       eval_fused_eltwise},
   };
 }
 

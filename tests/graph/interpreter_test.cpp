@@ -128,6 +128,17 @@ TEST(Interpreter, Linear) {
               ElementsAre(19, 22, 43, 50));
 }
 
+TEST(Interpreter, LinearActivation) {
+  // [[1, -2], [3, 4]] @ I + [-10, 1] = [[-9, -1], [-7, 5]], then relu.
+  Tensor out = run({T({2, 2}, {1, -2, 3, 4}), T({2, 2}, {1, 0, 0, 1}), T({2}, {-10, 1})},
+                   [](Builder& g, std::vector<Value> v) {
+                     Attrs a;
+                     a.set("activation", std::string("relu"));
+                     return g.op(OpKind::Linear, {v[0], v[1], v[2]}, a);
+                   });
+  EXPECT_THAT(out.data(), ElementsAre(0, 0, 0, 5));
+}
+
 TEST(Interpreter, ElementwiseBinary) {
   auto bin = [](OpKind k, std::vector<float> x, std::vector<float> y) {
     auto n = static_cast<int64_t>(x.size());

@@ -212,6 +212,13 @@ TEST(Infer, Linear) {
             "'ttir.linear' %3: expected a bias that broadcasts to 32x256, got 7");
   EXPECT_EQ(infer_error(OpKind::Linear, {f32({32, 128}), f32({128, 256}), f32({2, 32, 256})}),
             "'ttir.linear' %3: expected a bias that broadcasts to 32x256, got 2x32x256");
+  EXPECT_EQ(infer(OpKind::Linear, {f32({4, 8}), f32({8, 2})},
+                  attrs({{"activation", std::string("sigmoid")}})),
+            f32({4, 2}));
+  EXPECT_EQ(infer_error(OpKind::Linear, {f32({4, 8}), f32({8, 2})},
+                        attrs({{"activation", std::string("add")}})),
+            "'ttir.linear' %2: expected 'activation' to be empty or an elementwise unary op, got "
+            "\"add\"");
 }
 
 TEST(Infer, ElementwiseBinary) {

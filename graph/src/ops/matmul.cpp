@@ -1,5 +1,6 @@
 // matmul.cpp: matrix products (matmul, linear) with NumPy batching and transposed operands.
 #include "ops/op_impl.h"
+#include "tilesat/graph/fused_body.h"
 
 #include <fmt/format.h>
 
@@ -106,7 +107,25 @@ Tensor eval_matmul(const EvalArgs& in) {
   return matmul(*in.operands[0], *in.operands[1], in.attrs, in.result);
 }
 
+namespace {
+
+// The op named by linear's `activation`, or nullopt for none; fails for a name that is not an
+// elementwise unary op without required attributes.
+std::optional<OpKind> activation_of(const Attrs& attrs) {
+  const auto& name = attrs.get<std::string>("activation");
+  if (name.empty()) return std::nullopt;
+  std::optional<OpKind> k = op_by_name(name);
+  if (!k || !op_info(*k).has_trait(OpTrait::ElementwiseUnary) || !fusable_in_body(*k)) {
+    fail(fmt::format("expected 'activation' to be empty or an elementwise unary op, got \"{}\"",
+                     name));
+  }
+  return k;
+}
+
+} // namespace
+
 TensorType infer_linear(const InferArgs& in) {
+  activation_of(in.attrs);
   TensorType mm = infer_matmul(in);
   if (in.operands.size() < 3) return mm;
   const TensorType& bias = *in.operands[2];
@@ -121,13 +140,19 @@ TensorType infer_linear(const InferArgs& in) {
 
 Tensor eval_linear(const EvalArgs& in) {
   Tensor out = matmul(*in.operands[0], *in.operands[1], in.attrs, in.result);
-  if (in.operands.size() < 3) return out;
-  const Tensor& bias = *in.operands[2];
-  const Shape& r = in.result.shape;
-  std::vector<int64_t> offs = strided_offsets(
-      r, broadcast_strides(bias.shape(), r, right_aligned_dims(bias.shape().rank(), r.rank())));
-  for (size_t i = 0; i < offs.size(); ++i) out.data()[i] += bias[offs[i]];
-  return out;
+  if (in.operands.size() == 3) {
+    const Tensor& bias = *in.operands[2];
+    const Shape& r = in.result.shape;
+    std::vector<int64_t> offs = strided_offsets(
+        r, broadcast_strides(bias.shape(), r, right_aligned_dims(bias.shape().rank(), r.rank())));
+    for (size_t i = 0; i < offs.size(); ++i) out.data()[i] += bias[offs[i]];
+  }
+  std::optional<OpKind> act = activation_of(in.attrs);
+  if (!act) return out;
+  const Tensor* operand = &out;
+  Attrs defaults = with_defaults(op_info(*act), Attrs{});
+  return op_info(*act).eval(
+      EvalArgs{std::span<const Tensor* const>(&operand, 1), defaults, in.result});
 }
 
 } // namespace tilesat::ops

@@ -100,6 +100,10 @@ Tensor eval_max(const EvalArgs&);
 TensorType infer_softmax(const InferArgs&);
 Tensor eval_softmax(const EvalArgs&);
 
+// Fused elementwise kernels (a tree of elementwise ops over the operands).
+TensorType infer_fused_eltwise(const InferArgs&);
+Tensor eval_fused_eltwise(const EvalArgs&);
+
 } // namespace tilesat::ops
 
 namespace tilesat::ops {

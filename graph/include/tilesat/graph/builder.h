@@ -77,6 +77,8 @@ public:
   Value maximum(Value a, Value b, BinaryOptions o = {});
   Value minimum(Value a, Value b, BinaryOptions o = {});
   Value add_relu(Value a, Value b, BinaryOptions o = {});
+  /// One fused elementwise kernel; `body` is its op tree over %0, %1, ... (fused_body.h).
+  Value fused_eltwise(std::span<const Value> operands, std::string body);
 
   // Elementwise unary.
   Value relu(Value x);

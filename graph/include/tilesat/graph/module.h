@@ -1,0 +1,39 @@
+// A parsed text file: MLIR-style modules holding functions, each function one Graph.
+//
+// tt-mlir files often hold several `module { func.func ... }` blocks, attribute aliases such
+// as `#any_device = #tt.operand_constraint<any_device>`, and module attributes such as
+// `tt.system_desc`. tilesat does not interpret those; it keeps them as text so that printing a
+// file gives them back.
+//
+//   SourceFile f = parse_file("model.mlir");
+//   const Graph& g = select_function(f, "");   // the only function, or @main
+//   f.modules[0].attributes;                     // {{"tt.system_desc", "#tt.system_desc<...>"}}
+#pragma once
+
+#include "tilesat/graph/graph.h"
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace tilesat {
+
+struct Module {
+  std::string name; // without '@'; empty for `module {`
+  /// Module attributes as (name, value text), in source order; kept, not interpreted.
+  std::vector<std::pair<std::string, std::string>> attributes;
+  std::vector<Graph> functions;
+};
+
+struct SourceFile {
+  /// Alias definitions as ("#any_device", "#tt.operand_constraint<any_device>"), in order.
+  std::vector<std::pair<std::string, std::string>> aliases;
+  std::vector<Module> modules;
+};
+
+/// The function named `name` in any module; with an empty name, the only function of the file,
+/// else the one named "main". Throws tilesat::Error listing the functions when none fits.
+const Graph& select_function(const SourceFile& file, std::string_view name);
+
+} // namespace tilesat

@@ -1,0 +1,390 @@
+// parser.cpp: files, modules, functions and op statements (generic and custom form).
+#include "tilesat/graph/parser.h"
+
+#include "text/attr_parser.h"
+#include "text/import.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fmt/format.h>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+
+namespace tilesat {
+namespace text {
+namespace {
+
+std::string unquote_symbol(std::string_view at_id) {
+  std::string_view s = at_id.substr(1);
+  if (s.size() >= 2 && s.front() == '"') s = s.substr(1, s.size() - 2);
+  return std::string(s);
+}
+
+class Parser {
+public:
+  Parser(std::string_view source, std::string file) : c_(source, std::move(file)) {}
+
+  SourceFile run() {
+    while (!c_.is(Tok::Eof)) {
+      if ((c_.is(Tok::HashId) || c_.is(Tok::BangId)) && c_.peek().kind == Tok::Equal) {
+        parse_alias();
+      } else if (c_.is_word("module")) {
+        parse_module();
+        implicit_module_ = false;
+      } else if (c_.is_word("func.func")) {
+        // Functions outside any module go into one unnamed module, as MLIR does.
+        if (!implicit_module_) out_.modules.emplace_back();
+        implicit_module_ = true;
+        out_.modules.back().functions.push_back(parse_function());
+      } else {
+        c_.expected("'module', 'func.func' or an alias definition");
+      }
+    }
+    return std::move(out_);
+  }
+
+private:
+  void skip_trailing_loc() {
+    if (c_.is_word("loc") && c_.peek().kind == Tok::LParen) {
+      c_.take();
+      c_.take_balanced_paren();
+    }
+  }
+
+  void parse_alias() {
+    std::string name(c_.take().text);
+    c_.expect(Tok::Equal, "'='");
+    for (const auto& [k, v] : out_.aliases) {
+      if (k == name) c_.fail(fmt::format("alias {} is defined twice", name));
+    }
+    out_.aliases.emplace_back(std::move(name), render_attr(parse_attr(c_)));
+  }
+
+  void parse_module() {
+    c_.take();
+    Module m;
+    if (c_.is(Tok::AtId)) m.name = unquote_symbol(c_.take().text);
+    if (c_.accept_word("attributes")) {
+      for (auto& [k, v] : parse_attr_dict(c_)) m.attributes.emplace_back(k, render_attr(v));
+    }
+    c_.expect(Tok::LBrace, "'{'");
+    while (!c_.accept(Tok::RBrace)) {
+      if (c_.is_word("func.func")) {
+        m.functions.push_back(parse_function());
+      } else if (c_.is_word("module")) {
+        c_.fail("nested modules are not supported");
+      } else {
+        c_.expected("'func.func' or '}'");
+      }
+    }
+    skip_trailing_loc();
+    out_.modules.push_back(std::move(m));
+  }
+
+  static ArgRole role_of(const std::vector<NamedAttr>& attrs) {
+    for (const auto& [k, v] : attrs) {
+      if ((k == "ttcore.argument_type" || k == "tt.argument_type") &&
+          (v.spelling.find("parameter") != std::string::npos ||
+           v.spelling.find("constant") != std::string::npos)) {
+        return ArgRole::Weight;
+      }
+    }
+    return ArgRole::Input;
+  }
+
+  Graph parse_function() {
+    c_.take();
+    if (c_.is_word("private") || c_.is_word("public") || c_.is_word("nested")) c_.take();
+    Token sym = c_.expect(Tok::AtId, "a function name such as '@main'");
+    Graph g(unquote_symbol(sym.text));
+    FunctionScope scope{g, {}, {}, {}};
+    c_.expect(Tok::LParen, "'('");
+    if (!c_.accept(Tok::RParen)) {
+      do {
+        Token v = c_.expect(Tok::PercentId, "an argument such as '%arg0'");
+        SourceLoc loc = c_.loc_of(v);
+        c_.expect(Tok::Colon, "':'");
+        TensorType type = parse_type(c_);
+        std::vector<NamedAttr> attrs;
+        if (c_.is(Tok::LBrace)) attrs = parse_attr_dict(c_);
+        std::string name(v.text);
+        if (auto prev = scope.defined_at.find(name); prev != scope.defined_at.end()) {
+          throw Error(loc, fmt::format("redefinition of {} (first defined at {})", name,
+                                       prev->second.str()));
+        }
+        NodeId id = g.add_argument(name.substr(1), type, role_of(attrs), loc);
+        for (auto& [k, val] : attrs) {
+          if (k == "ttcore.argument_type" || k == "tt.argument_type") continue; // the role
+          g.mutable_node(id).attrs.set(k, OpaqueAttr{render_attr(val)});
+        }
+        scope.values.emplace(name, id);
+        scope.defined_at.emplace(name, loc);
+        skip_trailing_loc();
+      } while (c_.accept(Tok::Comma));
+      c_.expect(Tok::RParen, "')'");
+    }
+    std::vector<TensorType> results;
+    if (c_.accept(Tok::Arrow)) {
+      if (c_.accept(Tok::LParen)) {
+        if (!c_.accept(Tok::RParen)) {
+          do {
+            results.push_back(parse_type(c_));
+            if (c_.is(Tok::LBrace)) parse_attr_dict(c_);
+          } while (c_.accept(Tok::Comma));
+          c_.expect(Tok::RParen, "')'");
+        }
+      } else {
+        results.push_back(parse_type(c_));
+      }
+    }
+    if (c_.accept_word("attributes")) parse_attr_dict(c_);
+    c_.expect(Tok::LBrace, "'{'");
+    bool returned = false;
+    while (!c_.is(Tok::RBrace)) {
+      if (returned) c_.expected("'}' after 'return'");
+      returned = parse_statement(scope, results);
+    }
+    if (!returned)
+      c_.fail(fmt::format("expected 'return' before the end of function @{}", g.name()));
+    c_.take();
+    skip_trailing_loc();
+    std::vector<Diagnostic> problems = g.verify();
+    if (!problems.empty()) throw Error(problems.front());
+    return g;
+  }
+
+  OperandRef take_operand() {
+    Token v = c_.expect(Tok::PercentId, "an operand such as '%0'");
+    return OperandRef{std::string(v.text), 0, c_.loc_of(v)};
+  }
+
+  /// `return %a, %b : t1, t2`; returns true (the statement ends the function).
+  bool parse_return(FunctionScope& s, const std::vector<TensorType>& signature) {
+    Token kw = c_.take();
+    std::vector<OperandRef> values;
+    if (c_.is(Tok::PercentId)) {
+      do {
+        values.push_back(take_operand());
+      } while (c_.accept(Tok::Comma));
+    }
+    std::vector<TensorType> types;
+    if (!values.empty()) {
+      c_.expect(Tok::Colon, "':'");
+      do {
+        types.push_back(parse_type(c_));
+      } while (c_.accept(Tok::Comma));
+    }
+    skip_trailing_loc();
+    if (types.size() != values.size()) {
+      c_.fail_at(
+          kw, fmt::format("expected {} types after 'return', got {}", values.size(), types.size()));
+    }
+    if (values.size() != signature.size()) {
+      c_.fail_at(kw, fmt::format("expected {} return values (the results of @{}), got {}",
+                                 signature.size(), s.graph.name(), values.size()));
+    }
+    for (size_t i = 0; i < values.size(); ++i) {
+      NodeId id = lookup_value(s, values[i]);
+      const TensorType& actual = s.graph.node(id).type;
+      if (!actual.same_value_type(types[i]) || !actual.same_value_type(signature[i])) {
+        const TensorType& wrong = actual.same_value_type(types[i]) ? signature[i] : types[i];
+        throw Error(values[i].loc, fmt::format("type of return value #{}: expected {} (the type "
+                                               "of {}), got {}",
+                                               i, actual.str(), values[i].name, wrong.str()));
+      }
+      s.graph.add_result(id);
+    }
+    return true;
+  }
+
+  bool parse_statement(FunctionScope& s, const std::vector<TensorType>& signature) {
+    if (c_.is_word("return") || c_.is_word("func.return")) return parse_return(s, signature);
+    if (!c_.is(Tok::PercentId)) c_.expected("an op, 'return' or '}'");
+    Token res = c_.take();
+    if (c_.is(Tok::Comma)) c_.fail("ops with several results are not supported");
+    c_.expect(Tok::Equal, "'='");
+    OpRecord rec;
+    rec.result = std::string(res.text);
+    rec.loc = c_.loc_of(res);
+    rec.name_loc = c_.loc();
+    if (c_.is(Tok::String)) {
+      parse_generic(rec);
+    } else if (c_.is(Tok::BareId)) {
+      parse_custom(rec);
+    } else {
+      c_.expected("an op name");
+    }
+    skip_trailing_loc();
+    if (rec.name.starts_with("ttir.")) {
+      import_ttir_op(s, rec);
+    } else if (rec.name.starts_with("stablehlo.")) {
+      import_stablehlo_op(s, rec);
+    } else {
+      throw Error(rec.name_loc, fmt::format("unknown op '{}'", rec.name));
+    }
+    return false;
+  }
+
+  void add_attrs(OpRecord& rec, std::vector<NamedAttr> attrs) {
+    for (auto& [k, v] : attrs) {
+      if (rec.attr(k) != nullptr) {
+        throw Error(v.loc, fmt::format("attribute '{}' is given twice", k));
+      }
+      rec.attrs.emplace_back(std::move(k), std::move(v));
+    }
+  }
+
+  std::vector<TensorType> parse_types_in_parens() {
+    c_.expect(Tok::LParen, "'('");
+    std::vector<TensorType> types;
+    if (c_.accept(Tok::RParen)) return types;
+    do {
+      types.push_back(parse_type(c_));
+    } while (c_.accept(Tok::Comma));
+    c_.expect(Tok::RParen, "')'");
+    return types;
+  }
+
+  void parse_result_type(OpRecord& rec) {
+    if (c_.is(Tok::LParen)) {
+      std::vector<TensorType> types = parse_types_in_parens();
+      if (types.size() != 1) {
+        throw Error(rec.name_loc,
+                    fmt::format("expected 1 result type for '{}', got {}", rec.name, types.size()));
+      }
+      rec.result_type = types[0];
+    } else {
+      rec.result_type = parse_type(c_);
+    }
+    rec.has_result_type = true;
+  }
+
+  /// `(operand types) -> result type`
+  void parse_function_type(OpRecord& rec) {
+    SourceLoc at = c_.loc();
+    rec.operand_types = parse_types_in_parens();
+    c_.expect(Tok::Arrow, "'->'");
+    parse_result_type(rec);
+    check_operand_type_count(rec, at);
+  }
+
+  void check_operand_type_count(const OpRecord& rec, const SourceLoc& at) {
+    if (rec.operand_types.size() != rec.operands.size()) {
+      throw Error(at, fmt::format("expected {} operand types for '{}', got {}", rec.operands.size(),
+                                  rec.name, rec.operand_types.size()));
+    }
+  }
+
+  void parse_paren_operands(OpRecord& rec) {
+    c_.expect(Tok::LParen, "'('");
+    if (c_.accept(Tok::RParen)) return;
+    do {
+      rec.operands.push_back(take_operand());
+    } while (c_.accept(Tok::Comma));
+    c_.expect(Tok::RParen, "')'");
+  }
+
+  // "ttir.op"(%a, %b) <{props}> {attrs} : (types) -> type
+  void parse_generic(OpRecord& rec) {
+    std::string_view quoted = c_.take().text;
+    rec.name = std::string(quoted.substr(1, quoted.size() - 2));
+    parse_paren_operands(rec);
+    if (c_.is(Tok::Less) && c_.peek().kind == Tok::LBrace) {
+      c_.take();
+      c_.take();
+      Cursor::Nest nest(c_);
+      add_attrs(rec, parse_attr_entries(c_, Tok::RBrace, "'}'"));
+      c_.expect(Tok::Greater, "'>'");
+    }
+    if (c_.is(Tok::LBrace)) add_attrs(rec, parse_attr_dict(c_));
+    c_.expect(Tok::Colon, "':'");
+    parse_function_type(rec);
+  }
+
+  // ttir.op %a, 0.5, key = value, dense<...> {attrs} : types [-> type]
+  void parse_custom(OpRecord& rec) {
+    rec.name = std::string(c_.take().text);
+    if (c_.is(Tok::LParen)) {
+      parse_paren_operands(rec);
+    } else if (!c_.is(Tok::Colon) && !c_.is(Tok::LBrace)) {
+      do {
+        parse_custom_item(rec);
+      } while (c_.accept(Tok::Comma));
+    }
+    if (c_.is(Tok::LBrace)) add_attrs(rec, parse_attr_dict(c_));
+    c_.expect(Tok::Colon, "':'");
+    SourceLoc at = c_.loc();
+    if (c_.is(Tok::LParen)) {
+      parse_function_type(rec);
+      return;
+    }
+    std::vector<TensorType> types;
+    do {
+      types.push_back(parse_type(c_));
+    } while (c_.accept(Tok::Comma));
+    if (c_.accept(Tok::Arrow)) {
+      rec.operand_types = std::move(types);
+      parse_result_type(rec);
+      check_operand_type_count(rec, at);
+      return;
+    }
+    if (types.size() != 1) c_.expected("'->'");
+    // One type names the result and every operand (`stablehlo.add %a, %b : tensor<4xf32>`).
+    rec.result_type = types[0];
+    rec.has_result_type = true;
+    for (const OperandRef& o : rec.operands) {
+      rec.operand_types.push_back(o.name.empty() ? TensorType{types[0].dtype, Shape{}, ""}
+                                                 : types[0]);
+    }
+  }
+
+  void parse_custom_item(OpRecord& rec) {
+    if (c_.is(Tok::PercentId)) {
+      rec.operands.push_back(take_operand());
+      return;
+    }
+    if (c_.is(Tok::Integer) || c_.is(Tok::Float)) {
+      SourceLoc loc = c_.loc();
+      ParsedAttr n = parse_attr(c_, TypedValue::Forbidden);
+      rec.operands.push_back(OperandRef{"", n.f, loc});
+      return;
+    }
+    if (c_.is(Tok::BareId) && c_.peek().kind == Tok::Equal) {
+      std::string key(c_.take().text);
+      c_.take();
+      std::vector<NamedAttr> one;
+      one.emplace_back(std::move(key), parse_attr(c_, TypedValue::Forbidden));
+      add_attrs(rec, std::move(one));
+      return;
+    }
+    rec.positional.push_back(parse_attr(c_, TypedValue::Forbidden));
+  }
+
+  Cursor c_;
+  SourceFile out_;
+  bool implicit_module_ = false;
+};
+
+} // namespace
+} // namespace text
+
+SourceFile parse_text(std::string_view text, std::string filename) {
+  return text::Parser(text, std::move(filename)).run();
+}
+
+SourceFile parse_file(const std::string& path) {
+  if (path == "-") {
+    std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+    return parse_text(text, "<stdin>");
+  }
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(fmt::format("cannot open '{}': {}", path, std::strerror(errno)));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) throw Error(fmt::format("cannot read '{}'", path));
+  return parse_text(ss.str(), path);
+}
+
+} // namespace tilesat

@@ -1,0 +1,45 @@
+// Rule files: tensor rewrite rules as text, loaded into egraph rewrites (docs/rules.md).
+//
+// One rule per line, `name: lhs => rhs if guard(args), ...`; `<=>` gives both directions;
+// `#` starts a comment; `ops NAME = add, multiply` declares an op set, and a rule naming
+// NAME as an op stands for one rule per member. Left and right sides are egraph patterns
+// over the op registry's names; a right side may instead be a computed one, `@name(args)`.
+// Loading checks every op, arity, attribute, variable, guard and applier, and reports the
+// first problem as `file:line:col: error: ...` (a tilesat::Error).
+//
+//   RuleFile f = parse_rule_file("transpose: (transpose[dim0=?i, dim1=?j] "
+//                                "(transpose[dim0=?i, dim1=?j] ?x)) => ?x", "inline.rules");
+//   f.rewrites.size();   // 1
+//   RuleFile g = load_rule_file("my.rules");
+#pragma once
+
+#include "tilesat/egraph/rewrite.h"
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tilesat::rewrites {
+
+/// Where a rule came from, for reports and errors.
+struct RuleOrigin {
+  std::string file;
+  int line = 0;
+  std::string text; // the rule's line as written
+};
+
+struct RuleFile {
+  std::string path;
+  /// The rules in file order (a `<=>` rule gives `name` then `name-rev`, an op set one rule
+  /// per member named `name.member`).
+  std::vector<egraph::Rewrite> rewrites;
+  /// origins[i] is where rewrites[i] came from.
+  std::vector<RuleOrigin> origins;
+};
+
+/// Parses rule text; `filename` is what errors call it.
+RuleFile parse_rule_file(std::string_view text, std::string filename);
+/// Reads and parses a rule file; throws tilesat::Error when it cannot be read or is invalid.
+RuleFile load_rule_file(const std::string& path);
+
+} // namespace tilesat::rewrites

@@ -1,0 +1,18 @@
+// applier_impl.h: private to rewrites/: the computed right sides, one file per rule family;
+// appliers.cpp registers them by name.
+#pragma once
+
+#include "tilesat/rewrites/match_context.h"
+
+namespace tilesat::rewrites::appliers {
+
+// data_movement.cpp
+egraph::Id compose_permutations(ApplyContext& c);
+egraph::Id compose_broadcasts(ApplyContext& c);
+egraph::Id softmax_from_sum(ApplyContext& c);
+egraph::Id chain_as_reshape(ApplyContext& c);
+
+// eltwise_fusion.cpp
+egraph::Id fuse_eltwise(ApplyContext& c);
+
+} // namespace tilesat::rewrites::appliers

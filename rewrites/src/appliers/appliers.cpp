@@ -1,0 +1,52 @@
+// appliers.cpp: the table of computed right sides rule files may call as `@name(args)`.
+#include "applier_impl.h"
+#include "tilesat/rewrites/builtins.h"
+
+namespace tilesat::rewrites {
+namespace {
+
+using P = ParamKind;
+
+const std::vector<ApplierDef>& table() {
+  static const std::vector<ApplierDef> t = {
+      {"compose-permutations",
+       {P::Tensor, P::Attr, P::Attr},
+       "(?x, ?inner, ?outer): permute(permute(?x, ?inner), ?outer) as one permute, or ?x when "
+       "they cancel",
+       appliers::compose_permutations},
+      {"compose-broadcasts",
+       {P::Tensor, P::Attr, P::Attr, P::Attr, P::Attr},
+       "(?x, ?inner_shape, ?inner_dims, ?shape, ?dims): two broadcasts as one",
+       appliers::compose_broadcasts},
+      {"softmax-from-sum",
+       {P::Tensor, P::Attr},
+       "(?x, ?dims): softmax over the one reduced dim of ?dims",
+       appliers::softmax_from_sum},
+      {"chain-as-reshape",
+       {P::Tensor, P::Attr, P::Attr, P::Attr},
+       "(?x, ?p, ?shape, ?q): permute(reshape(permute(?x, ?p), ?shape), ?q) as one reshape of "
+       "?x when it keeps every element's row-major position",
+       appliers::chain_as_reshape},
+      {"fuse-eltwise",
+       {P::Tensor},
+       "(?x): an elementwise op of ?x with its single-use elementwise producers as one "
+       "fused_eltwise, within seed 001's circular-buffer limits",
+       appliers::fuse_eltwise},
+  };
+  return t;
+}
+
+} // namespace
+
+std::span<const ApplierDef> all_appliers() {
+  return table();
+}
+
+const ApplierDef* find_applier(std::string_view name) {
+  for (const ApplierDef& a : table()) {
+    if (a.name == name) return &a;
+  }
+  return nullptr;
+}
+
+} // namespace tilesat::rewrites

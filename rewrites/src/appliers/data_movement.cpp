@@ -1,0 +1,149 @@
+// data_movement.cpp: computed right sides of the transpose, broadcast and canonical families.
+#include "applier_impl.h"
+
+#include <numeric>
+
+namespace tilesat::rewrites::appliers {
+namespace {
+
+std::vector<int64_t> right_aligned(int64_t rank, int64_t result_rank) {
+  std::vector<int64_t> d(static_cast<size_t>(rank));
+  std::iota(d.begin(), d.end(), result_rank - rank);
+  return d;
+}
+
+} // namespace
+
+egraph::Id compose_permutations(ApplyContext& c) {
+  std::optional<std::vector<int64_t>> inner = c.int_list(1), outer = c.int_list(2);
+  if (!inner || !outer || inner->size() != outer->size()) return egraph::kNoId;
+  // y = permute(x, q): y dim i is x dim q[i]; z = permute(y, p): z dim i is x dim q[p[i]].
+  std::vector<int64_t> composed;
+  bool identity = true;
+  for (size_t i = 0; i < outer->size(); ++i) {
+    int64_t p = (*outer)[i];
+    if (p < 0 || p >= static_cast<int64_t>(inner->size())) return egraph::kNoId;
+    composed.push_back((*inner)[static_cast<size_t>(p)]);
+    identity = identity && composed.back() == static_cast<int64_t>(i);
+  }
+  egraph::Id x = c.cls(0);
+  if (identity) return c.if_fits_root(x);
+  Attrs a;
+  a.set("permutation", composed);
+  egraph::Id xs[] = {x};
+  return c.if_fits_root(c.add(OpKind::Permute, xs, a));
+}
+
+egraph::Id compose_broadcasts(ApplyContext& c) {
+  std::optional<std::vector<int64_t>> inner_shape = c.int_list(1), inner_dims = c.int_list(2);
+  std::optional<std::vector<int64_t>> shape = c.int_list(3), dims = c.int_list(4);
+  if (!inner_shape || !inner_dims || !shape || !dims) return egraph::kNoId;
+  egraph::Id x = c.cls(0);
+  auto x_rank = static_cast<int64_t>(c.analysis()[x].type.shape.rank());
+  auto mid_rank = static_cast<int64_t>(inner_shape->size());
+  auto out_rank = static_cast<int64_t>(shape->size());
+  std::vector<int64_t> e = inner_dims->empty() ? right_aligned(x_rank, mid_rank) : *inner_dims;
+  std::vector<int64_t> d = dims->empty() ? right_aligned(mid_rank, out_rank) : *dims;
+  if (static_cast<int64_t>(e.size()) != x_rank || static_cast<int64_t>(d.size()) != mid_rank) {
+    return egraph::kNoId;
+  }
+  std::vector<int64_t> composed;
+  for (int64_t m : e) {
+    if (m < 0 || m >= mid_rank) return egraph::kNoId;
+    composed.push_back(d[static_cast<size_t>(m)]);
+  }
+  Attrs a;
+  a.set("shape", *shape);
+  if (composed != right_aligned(x_rank, out_rank)) a.set("dims", composed);
+  egraph::Id xs[] = {x};
+  return c.if_fits_root(c.add(OpKind::Broadcast, xs, a));
+}
+
+namespace {
+
+// Beyond this many elements chain_as_reshape declines rather than trace every index.
+constexpr int64_t kMaxTracedElements = int64_t{1} << 22;
+
+// `data` (row-major over `shape`) permuted: result dim i is operand dim perm[i].
+std::optional<std::vector<int64_t>> permuted(const std::vector<int64_t>& data,
+                                             std::vector<int64_t>& shape,
+                                             const std::vector<int64_t>& perm) {
+  size_t rank = shape.size();
+  if (perm.size() != rank) return std::nullopt;
+  std::vector<int64_t> strides(rank, 1), out_shape(rank), out_strides(rank);
+  for (size_t i = rank; i-- > 1;) strides[i - 1] = strides[i] * shape[i];
+  for (size_t i = 0; i < rank; ++i) {
+    if (perm[i] < 0 || perm[i] >= static_cast<int64_t>(rank)) return std::nullopt;
+    out_shape[i] = shape[static_cast<size_t>(perm[i])];
+    out_strides[i] = strides[static_cast<size_t>(perm[i])];
+  }
+  std::vector<int64_t> out(data.size()), index(rank, 0);
+  int64_t offset = 0;
+  for (int64_t& o : out) {
+    o = data[static_cast<size_t>(offset)];
+    for (size_t d = rank; d-- > 0;) { // odometer over the result's row-major order
+      offset += out_strides[d];
+      if (++index[d] < out_shape[d]) break;
+      offset -= out_strides[d] * out_shape[d];
+      index[d] = 0;
+    }
+  }
+  shape = out_shape;
+  return out;
+}
+
+} // namespace
+
+egraph::Id chain_as_reshape(ApplyContext& c) {
+  std::optional<std::vector<int64_t>> p = c.int_list(1), q = c.int_list(3);
+  egraph::Id x = c.cls(0);
+  const TensorType& xt = c.analysis()[x].type;
+  int64_t n = xt.shape.numel();
+  if (!p || !q || n > kMaxTracedElements) return egraph::kNoId;
+  // Trace where each element of x ends up; the chain is a reshape iff nothing moved.
+  std::vector<int64_t> data(static_cast<size_t>(n));
+  std::iota(data.begin(), data.end(), 0);
+  std::vector<int64_t> shape = xt.shape.dims();
+  std::optional<std::vector<int64_t>> after = permuted(data, shape, *p);
+  if (!after) return egraph::kNoId;
+  // The reshape keeps the row-major data; its shape is the second permute's operand shape.
+  const Shape& out = c.root().type.shape;
+  if (static_cast<int64_t>(q->size()) != out.rank()) return egraph::kNoId;
+  std::vector<int64_t> mid(q->size());
+  for (size_t i = 0; i < q->size(); ++i) {
+    int64_t src = (*q)[i];
+    if (src < 0 || src >= out.rank()) return egraph::kNoId;
+    mid[static_cast<size_t>(src)] = out[static_cast<int64_t>(i)];
+  }
+  after = permuted(*after, mid, *q);
+  if (!after || *after != data) return egraph::kNoId;
+  Attrs a;
+  a.set("shape", out.dims());
+  egraph::Id xs[] = {x};
+  return c.if_fits_root(c.add(OpKind::Reshape, xs, a));
+}
+
+egraph::Id softmax_from_sum(ApplyContext& c) {
+  std::optional<std::vector<int64_t>> dims = c.int_list(1);
+  egraph::Id x = c.cls(0);
+  int64_t rank = c.analysis()[x].type.shape.rank();
+  int64_t dim = 0;
+  if (dims && dims->size() == 1) {
+    std::optional<int64_t> d = normalize_axis((*dims)[0], rank);
+    if (!d) return egraph::kNoId;
+    dim = *d;
+  } else if (dims && dims->empty() && rank == 1) {
+    dim = 0; // a sum over all dims of a vector is a sum over its one dim
+  } else {
+    return egraph::kNoId;
+  }
+  Attrs a;
+  a.set("dimension", dim);
+  // tt-mlir's fused softmax carries this flag; tilesat keeps it as text (the reference
+  // softmax is exact either way).
+  a.set("numericStable", OpaqueAttr{"false"});
+  egraph::Id xs[] = {x};
+  return c.if_fits_root(c.add(OpKind::Softmax, xs, a));
+}
+
+} // namespace tilesat::rewrites::appliers

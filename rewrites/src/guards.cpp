@@ -1,0 +1,195 @@
+// guards.cpp: every named guard rule files can use, one line of doc each. A guard that
+// declines says why; `tilesat opt --explain` prints the reasons.
+#include "tilesat/rewrites/builtins.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace tilesat::rewrites {
+namespace {
+
+using egraph::Verdict;
+using P = ParamKind;
+
+Verdict accept_if(bool ok, std::string_view reason) {
+  return ok ? Verdict::accept() : Verdict::decline(reason);
+}
+
+// The normalized pair {i, j} of a tensor of `rank` dims, or nullopt when out of range.
+std::optional<std::pair<int64_t, int64_t>> dim_pair(std::optional<int64_t> i,
+                                                    std::optional<int64_t> j, int64_t rank) {
+  if (!i || !j) return std::nullopt;
+  std::optional<int64_t> a = normalize_axis(*i, rank), b = normalize_axis(*j, rank);
+  if (!a || !b) return std::nullopt;
+  return std::pair{std::min(*a, *b), std::max(*a, *b)};
+}
+
+bool is_last_two(std::optional<std::pair<int64_t, int64_t>> p, int64_t rank) {
+  return rank >= 2 && p && p->first == rank - 2 && p->second == rank - 1;
+}
+
+bool is_identity(const std::vector<int64_t>& p) {
+  for (size_t i = 0; i < p.size(); ++i) {
+    if (p[i] != static_cast<int64_t>(i)) return false;
+  }
+  return true;
+}
+
+Verdict last_two_dims(const MatchContext& m) {
+  int64_t rank = m.tensor(0).type.shape.rank();
+  return accept_if(is_last_two(dim_pair(m.integer(1), m.integer(2), rank), rank),
+                   "the dims are not the last two of the tensor");
+}
+
+Verdict root_last_two_dims(const MatchContext& m) {
+  int64_t rank = m.root().type.shape.rank();
+  return accept_if(is_last_two(dim_pair(m.integer(0), m.integer(1), rank), rank),
+                   "the dims are not the last two of the result");
+}
+
+Verdict permutes_last_two(const MatchContext& m) {
+  std::optional<std::vector<int64_t>> p = m.int_list(0);
+  if (!p || p->size() < 2) return Verdict::decline("not a permutation of rank >= 2");
+  std::vector<int64_t> want(p->size());
+  std::iota(want.begin(), want.end(), 0);
+  std::swap(want[want.size() - 2], want[want.size() - 1]);
+  return accept_if(*p == want, "the permutation does not swap exactly the last two dims");
+}
+
+Verdict same_swap(const MatchContext& m) {
+  int64_t rank = m.tensor(0).type.shape.rank();
+  auto a = dim_pair(m.integer(1), m.integer(2), rank);
+  auto b = dim_pair(m.integer(3), m.integer(4), rank);
+  return accept_if(a && b && *a == *b, "the two transposes swap different dims");
+}
+
+Verdict identity_permutation(const MatchContext& m) {
+  std::optional<std::vector<int64_t>> p = m.int_list(0);
+  return accept_if(p && is_identity(*p), "not the identity permutation");
+}
+
+Verdict identity_dims(const MatchContext& m) {
+  std::optional<std::vector<int64_t>> p = m.int_list(0);
+  return accept_if(p && is_identity(*p), "the dims are not empty or the identity");
+}
+
+Verdict splat_equals(const MatchContext& m) {
+  const std::optional<double>& s = m.tensor(0).splat;
+  std::optional<double> v = m.number(1);
+  if (!s) return Verdict::decline("the value is not a known splat constant");
+  return accept_if(v && *s == *v, "the splat constant has another value");
+}
+
+Verdict single_use(const MatchContext& m) {
+  return accept_if(m.tensor(0).users <= 1, "the value has more than one user");
+}
+
+Verdict inner_single_use(const MatchContext& m) {
+  for (egraph::Id c : m.inner_classes()) {
+    if (m.analysis()[c].users > 1) {
+      return Verdict::decline("an intermediate value has more than one user");
+    }
+  }
+  return Verdict::accept();
+}
+
+Verdict same_shape(const MatchContext& m) {
+  return accept_if(m.tensor(0).type.shape == m.tensor(1).type.shape, "the shapes differ");
+}
+
+Verdict rank_at_most(const MatchContext& m) {
+  std::optional<int64_t> n = m.integer(1);
+  return accept_if(n && m.tensor(0).type.shape.rank() <= *n, "the rank is too high");
+}
+
+Verdict right_aligned(const MatchContext& m) {
+  std::optional<std::vector<int64_t>> d = m.int_list(1);
+  if (!d) return Verdict::decline("the dims are not a list");
+  int64_t rank = m.tensor(0).type.shape.rank(), out = m.root().type.shape.rank();
+  for (size_t i = 0; i < d->size(); ++i) {
+    if ((*d)[i] != out - rank + static_cast<int64_t>(i)) {
+      return Verdict::decline("the broadcast dims are not NumPy's right alignment");
+    }
+  }
+  return Verdict::accept();
+}
+
+Verdict broadcast_foldable(const MatchContext& m) {
+  std::optional<std::vector<int64_t>> shape = m.int_list(2), d = m.int_list(3);
+  if (!shape || !d) return Verdict::decline("the broadcast's shape or dims are not lists");
+  // NumPy alignment composes: broadcasting b right-aligned, then right-aligned again.
+  if (d->empty()) return Verdict::accept();
+  // Explicit dims are relative to the broadcast's result; as the binary op's broadcast_dims
+  // they are relative to the op's result, so the two must have the same rank.
+  int64_t a_rank = m.tensor(0).type.shape.rank(), b_rank = m.tensor(1).type.shape.rank();
+  if (static_cast<int64_t>(shape->size()) != a_rank) {
+    return Verdict::decline("the broadcast's rank differs from the result's, so its dims would "
+                            "shift");
+  }
+  // broadcast_dims describe the operand of lower rank (or are the identity at equal rank).
+  return accept_if(b_rank < a_rank || (b_rank == a_rank && is_identity(*d)),
+                   "explicit broadcast dims but the broadcast operand is not of lower rank");
+}
+
+const std::vector<GuardDef>& table() {
+  static const std::vector<GuardDef> t = {
+      // Dims ?i and ?j of ?x are its last two (in either order, negative counting from the end).
+      {"last-two-dims",
+       {P::Tensor, P::Attr, P::Attr},
+       "?i, ?j are the last two dims of ?x",
+       last_two_dims},
+      // As last-two-dims, for the matched (root) value.
+      {"root-last-two-dims",
+       {P::Attr, P::Attr},
+       "?i, ?j are the last two dims of the result",
+       root_last_two_dims},
+      // The permutation swaps the last two dims and keeps the others.
+      {"permutes-last-two", {P::Attr}, "?p swaps exactly the last two dims", permutes_last_two},
+      // Two transposes of ?x swap the same pair of dims.
+      {"same-swap",
+       {P::Tensor, P::Attr, P::Attr, P::Attr, P::Attr},
+       "(?i, ?j) and (?k, ?l) name the same pair of dims of ?x",
+       same_swap},
+      // The permutation is [0, 1, ..., n-1].
+      {"identity-permutation", {P::Attr}, "?p is the identity", identity_permutation},
+      // A broadcast's dims are the identity map (or empty).
+      {"identity-dims", {P::Attr}, "?d is empty or [0, 1, ..., n-1]", identity_dims},
+      // Every element of ?x is the number v (full, zeros, splat constant, or moved splat).
+      {"splat-equals", {P::Tensor, P::Attr}, "?x is a constant splat of value v", splat_equals},
+      // ?x has at most one user in the source graph (fusing across it duplicates no work).
+      {"single-use", {P::Tensor}, "?x has at most one user", single_use},
+      // Every intermediate value of the left side has at most one user (seed 001: fusion only
+      // over op trees).
+      {"inner-single-use", {}, "the left side's inner values have one user each", inner_single_use},
+      // ?a and ?b have the same shape.
+      {"same-shape", {P::Tensor, P::Tensor}, "?a and ?b have equal shapes", same_shape},
+      // ?x has rank at most n (device eltwise kernels take tensors of rank <= 4).
+      {"rank-at-most", {P::Tensor, P::Attr}, "rank(?x) <= n", rank_at_most},
+      // ?d maps ?x's dims as NumPy would into the result (or is empty).
+      {"right-aligned",
+       {P::Tensor, P::Attr},
+       "?d is empty or NumPy's alignment of ?x",
+       right_aligned},
+      // A broadcast of ?b (to ?s, dims ?d) combined with ?a can become implicit broadcasting.
+      {"broadcast-foldable",
+       {P::Tensor, P::Tensor, P::Attr, P::Attr},
+       "?d is empty, or ?s has ?a's rank and ?b lower rank (or ?d is the identity)",
+       broadcast_foldable},
+  };
+  return t;
+}
+
+} // namespace
+
+std::span<const GuardDef> all_guards() {
+  return table();
+}
+
+const GuardDef* find_guard(std::string_view name) {
+  for (const GuardDef& g : table()) {
+    if (g.name == name) return &g;
+  }
+  return nullptr;
+}
+
+} // namespace tilesat::rewrites

@@ -1,0 +1,66 @@
+// rule_sets.cpp: finding the rules directory and loading rule sets by name.
+#include "tilesat/rewrites/rule_sets.h"
+
+#include "tilesat/graph/diagnostic.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fmt/format.h>
+
+namespace tilesat::rewrites {
+namespace fs = std::filesystem;
+
+std::string rules_dir() {
+  std::vector<std::string> tried;
+  if (const char* env = std::getenv("TILESAT_DATA_DIR"); env != nullptr && *env != '\0') {
+    fs::path p = fs::path(env) / "rules";
+    if (fs::is_directory(p)) return p.string();
+    tried.push_back(p.string());
+  }
+  for (const char* dir : {TILESAT_SOURCE_RULES_DIR, TILESAT_INSTALL_RULES_DIR}) {
+    if (fs::is_directory(dir)) return dir;
+    tried.emplace_back(dir);
+  }
+  throw Error(fmt::format("no rules directory found (tried {}; set TILESAT_DATA_DIR)",
+                          fmt::join(tried, ", ")));
+}
+
+std::vector<std::string> rule_set_names() {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(rules_dir())) {
+    if (e.is_regular_file() && e.path().extension() == ".rules") {
+      names.push_back(e.path().stem().string());
+    }
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::string rule_set_path(const std::string& name) {
+  fs::path p = fs::path(rules_dir()) / (name + ".rules");
+  if (name.find('/') == std::string::npos && fs::is_regular_file(p)) return p.string();
+  throw Error(fmt::format("unknown rule set '{}' (rule sets: {})", name,
+                          fmt::join(rule_set_names(), ", ")));
+}
+
+std::vector<RuleFile> load_rule_set_files(std::span<const std::string> names) {
+  std::vector<RuleFile> out;
+  for (const std::string& n : names) out.push_back(load_rule_file(rule_set_path(n)));
+  return out;
+}
+
+std::vector<egraph::Rewrite> load_rule_sets(std::span<const std::string> names) {
+  std::vector<egraph::Rewrite> out;
+  for (RuleFile& f : load_rule_set_files(names)) {
+    for (egraph::Rewrite& r : f.rewrites) out.push_back(std::move(r));
+  }
+  return out;
+}
+
+std::vector<egraph::Rewrite> load_rule_sets(std::initializer_list<std::string> names) {
+  std::vector<std::string> v(names);
+  return load_rule_sets(std::span<const std::string>(v));
+}
+
+} // namespace tilesat::rewrites

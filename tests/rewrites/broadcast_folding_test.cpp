@@ -1,0 +1,92 @@
+// Tests of rules/broadcast-folding.rules.
+#include "rewrite_test_support.h"
+
+namespace tilesat::rewrites {
+namespace {
+
+constexpr const char* kRules = "broadcast-folding";
+
+REWRITE_TEST(
+    BroadcastFolding, BiasBroadcastFoldsIntoAdd, kRules,
+    [](Builder& b) {
+      b.output(b.add(b.input("x", {4, 8}), b.broadcast(b.weight("bias", {8}), {4, 8}, {1})));
+    },
+    "add")
+
+REWRITE_TEST(
+    BroadcastFolding, NumpyBroadcastFoldsIntoLhs, kRules,
+    [](Builder& b) {
+      b.output(b.subtract(b.broadcast(b.input("a", {1, 8}), {4, 8}), b.input("x", {4, 8})));
+    },
+    "subtract")
+
+REWRITE_TEST(
+    BroadcastFolding, ColumnBroadcastFolds, kRules,
+    [](Builder& b) {
+      b.output(b.multiply(b.input("x", {4, 8}), b.broadcast(b.input("c", {4}), {4, 8}, {0})));
+    },
+    "multiply")
+
+// Explicit dims describe the broadcast operand, but here it has the higher rank.
+REWRITE_TEST(
+    BroadcastFolding, HigherRankExplicitBroadcastStays, kRules,
+    [](Builder& b) {
+      b.output(b.add(b.input("a", {8}), b.broadcast(b.input("c", {4, 1}), {4, 8}, {0, 1})));
+    },
+    "broadcast add")
+
+REWRITE_TEST(
+    BroadcastFolding, EqualBroadcastsMoveBelowTheOp, kRules,
+    [](Builder& b) {
+      b.output(b.add(b.broadcast(b.input("a", {1, 8}), {4, 8}),
+                     b.broadcast(b.input("b", {1, 8}), {4, 8})));
+    },
+    "add broadcast")
+
+REWRITE_TEST(
+    BroadcastFolding, BroadcastToOwnShapeVanishes, kRules,
+    [](Builder& b) {
+      b.output(b.relu(b.broadcast(b.input("x", {4, 8}), {4, 8})));
+    },
+    "relu")
+
+// dims [1, 0] on a 4x4 tensor moves elements: not an identity.
+REWRITE_TEST(
+    BroadcastFolding, PermutingBroadcastStays, kRules,
+    [](Builder& b) {
+      b.output(b.relu(b.broadcast(b.input("x", {4, 4}), {4, 4}, {1, 0})));
+    },
+    "broadcast relu")
+
+REWRITE_TEST(
+    BroadcastFolding, BroadcastsMerge, kRules,
+    [](Builder& b) {
+      b.output(b.broadcast(b.broadcast(b.input("x", {8}), {4, 8}), {2, 4, 8}));
+    },
+    "broadcast")
+
+REWRITE_TEST(
+    BroadcastFolding, BroadcastsWithDimsMerge, kRules,
+    [](Builder& b) {
+      b.output(b.broadcast(b.broadcast(b.input("x", {4}), {4, 8}, {0}), {4, 8, 2}, {0, 1}));
+    },
+    "broadcast")
+
+} // namespace
+} // namespace tilesat::rewrites
+
+namespace tilesat::rewrites {
+namespace {
+
+// Found by verify-rules: the broadcast's dims [0, 1] are relative to its rank-2 result, which
+// the add then right-aligns into rank 3; as broadcast_dims they would name dims 0 and 1.
+REWRITE_TEST(
+    BroadcastFolding, LowerRankBroadcastWithDimsStays, "broadcast-folding",
+    [](Builder& b) {
+      Value c = b.broadcast(b.input("c", {2, 1}), {2, 3}, {0, 1});
+      b.output(b.add(b.input("a", {2, 2, 3}), c));
+    },
+    "broadcast add")
+
+} // namespace
+} // namespace tilesat::rewrites

@@ -1,0 +1,75 @@
+// Tests of rules/linear-fusion.rules.
+#include "rewrite_test_support.h"
+
+namespace tilesat::rewrites {
+namespace {
+
+constexpr const char* kRules = "linear-fusion";
+
+REWRITE_TEST(
+    LinearFusion, MatmulPlusBiasIsLinear, kRules,
+    [](Builder& b) {
+      b.output(b.add(b.matmul(b.input("x", {4, 8}), b.weight("w", {8, 6})), b.weight("bias", {6})));
+    },
+    "linear")
+
+REWRITE_TEST(
+    LinearFusion, BiasFirstIsLinear, kRules,
+    [](Builder& b) {
+      b.output(b.add(b.weight("bias", {6}), b.matmul(b.input("x", {4, 8}), b.weight("w", {8, 6}))));
+    },
+    "linear")
+
+// The product has a second user.
+REWRITE_TEST(
+    LinearFusion, SharedMatmulStays, kRules,
+    [](Builder& b) {
+      Value m = b.matmul(b.input("x", {4, 8}), b.weight("w", {8, 6}));
+      b.output(b.subtract(m, b.add(m, b.weight("bias", {6}))));
+    },
+    "matmul add subtract")
+
+// The bias broadcasts the product to a larger shape: a linear's result keeps the product's.
+REWRITE_TEST(
+    LinearFusion, BiasThatGrowsTheResultStays, kRules,
+    [](Builder& b) {
+      b.output(b.add(b.matmul(b.input("x", {4, 8}), b.weight("w", {8, 6})),
+                     b.weight("bias", {2, 4, 6})));
+    },
+    "matmul add")
+
+REWRITE_TEST(
+    LinearFusion, BiasAfterReshapeMovesIntoLinear, kRules,
+    [](Builder& b) {
+      Value m = b.matmul(b.input("x", {4, 8}), b.weight("w", {8, 6}));
+      b.output(b.add(b.reshape(m, {2, 2, 6}), b.weight("bias", {6})));
+    },
+    "linear reshape")
+
+REWRITE_TEST(
+    LinearFusion, ActivationFoldsIntoLinear, kRules,
+    [](Builder& b) {
+      Value m = b.matmul(b.input("x", {4, 8}), b.weight("w", {8, 6}));
+      b.output(b.sigmoid(b.add(m, b.weight("bias", {6}))));
+    },
+    "linear")
+
+REWRITE_TEST(
+    LinearFusion, ActivationFoldsIntoMatmul, kRules,
+    [](Builder& b) {
+      b.output(b.relu(b.matmul(b.input("x", {4, 8}), b.weight("w", {8, 6}))));
+    },
+    "linear")
+
+// The product is also a result (tt-mlir's matmul_multiple_uses): no activation fusion.
+REWRITE_TEST(
+    LinearFusion, ActivationOfSharedMatmulStays, kRules,
+    [](Builder& b) {
+      Value m = b.matmul(b.input("x", {4, 8}), b.weight("w", {8, 6}));
+      b.output(m);
+      b.output(b.sigmoid(m));
+    },
+    "matmul sigmoid")
+
+} // namespace
+} // namespace tilesat::rewrites

@@ -1,0 +1,63 @@
+// The `tilesat` command line: its options, its verbs, and the table that declares every flag.
+//
+// Each verb is one file (print.cpp, eval.cpp, dot.cpp) with one `run_<verb>` function that
+// makes one library call; verbs.cpp lists the verbs and flags.cpp declares every flag, with
+// its default and help, in one table. Adding a verb: a row in kVerbs, its flags in kFlags,
+// and its file.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tilesat::cli {
+
+/// Every option of every verb; defaults are the member initializers.
+struct Options {
+  std::string input;                   // INPUT: a text file, "-" for stdin
+  std::string output = "-";            // print: where the text goes
+  std::string function;                // eval, dot: function name; empty = the only one or @main
+  std::vector<std::string> inputs;     // eval: NAME=FILE.npy
+  std::optional<uint64_t> random_seed; // eval: draw missing arguments from this seed
+  std::string output_dir;              // eval: where results (and drawn inputs) go
+  std::string emit = "ttir";           // opt: output form
+  std::vector<std::string> rule_sets;  // opt: shipped rule sets; empty = all of them
+  std::vector<std::string> rule_files; // opt: user rule files
+  bool stats = false;                  // opt: print the runner's report
+  bool explain = false;                // opt: print why each result is what it is
+  std::optional<size_t> iter_limit;    // opt: runner limits (unset: the runner's defaults)
+  std::optional<size_t> node_limit;
+  std::optional<double> time_limit;
+  std::vector<std::string> rule_paths; // verify-rules: rule files; empty = every shipped set
+};
+
+/// One verb: its name, a one-line summary, and what runs it (returns the exit code).
+struct Verb {
+  std::string_view name;
+  std::string_view summary;
+  int (*run)(const Options&);
+};
+
+/// One flag (or positional) of one verb, declared on the verb's CLI11 subcommand.
+struct Flag {
+  std::string_view verb;
+  void (*declare)(CLI::App& verb_app, Options& options);
+};
+
+std::span<const Verb> verbs();
+std::span<const Flag> flags();
+
+int run_print(const Options& o);
+int run_eval(const Options& o);
+int run_dot(const Options& o);
+int run_opt(const Options& o);
+int run_verify_rules(const Options& o);
+
+/// Writes `text` to `path` ("-" is standard output); throws tilesat::Error when it cannot.
+void write_text(const std::string& path, const std::string& text);
+
+} // namespace tilesat::cli

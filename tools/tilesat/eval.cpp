@@ -1,0 +1,90 @@
+// eval.cpp: `tilesat eval INPUT` runs one function on the reference interpreter.
+//
+// Every argument comes from `--input NAME=FILE.npy` or, with `--random-inputs SEED`, is drawn
+// at random; drawn values are written next to the results so the run can be repeated with
+// `--input`.
+#include "cli.h"
+#include "tilesat/graph/interpreter.h"
+#include "tilesat/graph/npy.h"
+#include "tilesat/graph/parser.h"
+
+#include <filesystem>
+#include <fmt/format.h>
+#include <map>
+
+namespace tilesat::cli {
+namespace {
+
+/// NAME=FILE pairs of --input, checked against the function's argument names.
+std::map<std::string, std::string> input_files(const Options& o, const Graph& g) {
+  std::map<std::string, std::string> files;
+  for (const std::string& spec : o.inputs) {
+    size_t eq = spec.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size()) {
+      throw Error(fmt::format("--input '{}': expected NAME=FILE.npy", spec));
+    }
+    std::string name = spec.substr(0, eq);
+    if (name.starts_with('%')) name.erase(0, 1);
+    bool known = false;
+    for (NodeId a : g.arguments()) known = known || g.node(a).name == name;
+    if (!known) {
+      std::string names;
+      for (NodeId a : g.arguments()) names += (names.empty() ? "" : ", ") + g.node(a).name;
+      throw Error(fmt::format("--input '{}': @{} has no argument '{}' (its arguments: {})", spec,
+                              g.name(), name, names));
+    }
+    if (!files.emplace(name, spec.substr(eq + 1)).second) {
+      throw Error(fmt::format("--input: argument '{}' is given twice", name));
+    }
+  }
+  return files;
+}
+
+} // namespace
+
+int run_eval(const Options& o) {
+  SourceFile file = parse_file(o.input);
+  const Graph& g = select_function(file, o.function);
+  std::map<std::string, std::string> files = input_files(o, g);
+  std::vector<Tensor> drawn;
+  if (o.random_seed) drawn = random_arguments(g, *o.random_seed);
+  std::vector<Tensor> args;
+  std::vector<std::string> drawn_names;
+  for (size_t i = 0; i < g.arguments().size(); ++i) {
+    const Node& a = g.node(g.arguments()[i]);
+    auto it = files.find(a.name);
+    if (it != files.end()) {
+      Tensor t = read_npy(it->second);
+      if (!t.type().same_value_type(a.type)) {
+        throw Error(fmt::format("--input {}={}: expected {}, got {}", a.name, it->second,
+                                a.type.str(), t.type().str()));
+      }
+      args.push_back(std::move(t));
+    } else if (o.random_seed) {
+      args.push_back(drawn[i]);
+      drawn_names.push_back(a.name);
+    } else {
+      throw Error(fmt::format("argument '{}' of @{} has no value: give --input {}=FILE.npy or "
+                              "--random-inputs SEED",
+                              a.name, g.name(), a.name));
+    }
+  }
+  std::error_code ec;
+  std::filesystem::create_directories(o.output_dir, ec);
+  if (ec) throw Error(fmt::format("cannot create '{}': {}", o.output_dir, ec.message()));
+  std::filesystem::path dir(o.output_dir);
+  std::vector<Tensor> results = evaluate(g, args);
+  for (size_t i = 0; i < results.size(); ++i) {
+    write_npy((dir / fmt::format("result{}.npy", i)).string(), results[i]);
+  }
+  for (size_t i = 0, k = 0; i < g.arguments().size(); ++i) {
+    const Node& a = g.node(g.arguments()[i]);
+    if (k < drawn_names.size() && drawn_names[k] == a.name) {
+      write_npy((dir / (a.name + ".npy")).string(), args[i]);
+      ++k;
+    }
+  }
+  return 0;
+}
+
+} // namespace tilesat::cli

@@ -1,0 +1,76 @@
+// main.cpp: builds the command line from the verb and flag tables, runs one verb, and turns
+// every failure into a one-line `tilesat: error: ...` with a non-zero exit code.
+#include "cli.h"
+#include "tilesat/graph/diagnostic.h"
+
+#include <cstdio>
+#include <exception>
+#include <fmt/format.h>
+
+namespace {
+
+// Exit codes (docs/cli.md).
+constexpr int kExitInputError = 1; // bad input file or values
+constexpr int kExitUsageError = 2; // bad command line
+constexpr int kExitInternalError = 3;
+
+void print_error(const std::string& message) {
+  std::fprintf(stderr, "tilesat: error: %s\n", message.c_str());
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+  using namespace tilesat::cli;
+  CLI::App app{"tilesat: an e-graph optimizer for tile-based AI accelerators", "tilesat"};
+  app.require_subcommand(1);
+  Options options;
+  const Verb* chosen = nullptr;
+  for (const Verb& v : verbs()) {
+    CLI::App* sub = app.add_subcommand(std::string(v.name), std::string(v.summary));
+    for (const Flag& f : flags()) {
+      if (f.verb == v.name) f.declare(*sub, options);
+    }
+    sub->callback([&chosen, &v] { chosen = &v; });
+  }
+  if (argc > 1 && argv[1][0] != '-') {
+    std::string verb = argv[1], names;
+    bool known = false;
+    for (const Verb& v : verbs()) {
+      known = known || v.name == verb;
+      names += (names.empty() ? "" : ", ") + std::string(v.name);
+    }
+    if (!known) {
+      print_error(fmt::format("unknown verb '{}' (verbs: {})", verb, names));
+      return kExitUsageError;
+    }
+  }
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::string what = e.what();
+    if (what.empty()) what = e.get_name();
+    print_error(what + " (see 'tilesat --help')");
+    return kExitUsageError;
+  }
+  try {
+    return chosen->run(options);
+  } catch (const tilesat::Error& e) {
+    if (e.diagnostic().loc.known()) {
+      std::fprintf(stderr, "%s\n", e.what());
+    } else {
+      print_error(e.diagnostic().message);
+    }
+    return kExitInputError;
+  } catch (const tilesat::InternalError& e) {
+    print_error(fmt::format("internal error: {}", e.what()));
+    return kExitInternalError;
+  } catch (const std::exception& e) {
+    print_error(e.what());
+    return kExitInternalError;
+  }
+}

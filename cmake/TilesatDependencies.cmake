@@ -3,6 +3,16 @@ find_package(Threads REQUIRED)
 find_package(Boost 1.74 REQUIRED CONFIG COMPONENTS graph)
 find_package(fmt 9 REQUIRED CONFIG)
 find_package(CLI11 2 REQUIRED CONFIG)
+find_package(nlohmann_json 3.11 REQUIRED CONFIG)
+# Debian's libz3-dev ships no CMake config, only z3.pc.
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(Z3 REQUIRED IMPORTED_TARGET GLOBAL z3>=4.8.12)
+# FlatBuffers 2.0.8: link flatbuffers_shared (the static archive is not PIC); run the imported
+# flatc, never one from PATH (generated headers static_assert its exact version).
+find_package(FlatBuffers 2.0.8 REQUIRED CONFIG)
+# ONNX's config links protobuf::libprotobuf without finding it: Protobuf first.
+find_package(Protobuf REQUIRED)
+find_package(ONNX 1.12 REQUIRED CONFIG)
 if(TILESAT_BUILD_TESTS)
   find_package(GTest REQUIRED CONFIG)
   include(GoogleTest)

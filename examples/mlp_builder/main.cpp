@@ -1,9 +1,8 @@
 // The seed MLP (seed 000) built through tilesat's C++ builder, verified, and evaluated with the
 // reference interpreter on random inputs.
+#include <cstdio>
 #include <tilesat/graph/builder.h>
 #include <tilesat/graph/interpreter.h>
-
-#include <cstdio>
 
 int main() {
   using namespace tilesat;

@@ -131,6 +131,23 @@ Verdict broadcast_foldable(const MatchContext& m) {
                    "explicit broadcast dims but the broadcast operand is not of lower rank");
 }
 
+Verdict leading_ones_reshape(const MatchContext& m) {
+  std::optional<std::vector<int64_t>> s = m.int_list(2);
+  if (!s) return Verdict::decline("the reshape's shape is not a list");
+  const std::vector<int64_t>& from = m.tensor(1).type.shape.dims();
+  if (s->size() < from.size() ||
+      !std::equal(from.begin(), from.end(), s->end() - static_cast<std::ptrdiff_t>(from.size()))) {
+    return Verdict::decline("the reshape does more than prepend dims");
+  }
+  if (!std::all_of(s->begin(), s->end() - static_cast<std::ptrdiff_t>(from.size()),
+                   [](int64_t d) { return d == 1; })) {
+    return Verdict::decline("a prepended dim is not of extent 1");
+  }
+  return accept_if(m.tensor(0).type.shape.rank() >= static_cast<int64_t>(s->size()),
+                   "the other operand's rank is lower than the reshape's, so the result's "
+                   "rank would change");
+}
+
 const std::vector<GuardDef>& table() {
   static const std::vector<GuardDef> t = {
       // Dims ?i and ?j of ?x are its last two (in either order, negative counting from the end).
@@ -175,6 +192,12 @@ const std::vector<GuardDef>& table() {
        {P::Tensor, P::Tensor, P::Attr, P::Attr},
        "?d is empty, or ?s has ?a's rank and ?b lower rank (or ?d is the identity)",
        broadcast_foldable},
+      // reshape(?b) to ?s only prepends dims of extent 1, and ?a has at least ?s's rank: under
+      // implicit broadcasting with ?a the reshape changes nothing.
+      {"leading-ones-reshape",
+       {P::Tensor, P::Tensor, P::Attr},
+       "?s is ?b's shape with 1s prepended, and rank(?a) >= len(?s)",
+       leading_ones_reshape},
   };
   return t;
 }

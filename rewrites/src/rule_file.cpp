@@ -471,7 +471,7 @@ private:
       }
     }
     if (used_set.empty()) {
-      build(line, std::string(name), lhs, rhs, guards, both, out);
+      build(line, line, std::string(name), lhs, rhs, guards, both, out);
       return;
     }
     for (const std::string& member : op_sets_[used_set]) {
@@ -481,28 +481,32 @@ private:
       expanded_.push_back(l + " " + r);
       std::string_view both_text = expanded_.back();
       LineReader sub(line.file(), line.line(), both_text);
-      build(sub, fmt::format("{}.{}", name, member), both_text.substr(0, l.size()),
+      build(sub, line, fmt::format("{}.{}", name, member), both_text.substr(0, l.size()),
             both_text.substr(l.size() + 1), guards, both, out);
     }
   }
 
-  void build(const LineReader& line, const std::string& name, std::string_view lhs_text,
-             std::string_view rhs_text, std::string_view guard_text, bool both, RuleFile& out) {
+  /// `guard_line` holds `guard_text` (the rule's own line, also when `line` is the expanded
+  /// text of one op-set member).
+  void build(const LineReader& line, const LineReader& guard_line, const std::string& name,
+             std::string_view lhs_text, std::string_view rhs_text, std::string_view guard_text,
+             bool both, RuleFile& out) {
     RuleOrigin origin{line.file(), line.line(), std::string(trim(line.text()))};
     auto lhs = std::make_shared<const egraph::Pattern>(
         RuleBuilder(line, lhs_text).parse_side(true, false));
     std::vector<Call> calls;
     if (!guard_text.empty()) {
-      for (std::string_view g : split_top_level(guard_text)) calls.push_back(parse_call(line, g));
+      for (std::string_view g : split_top_level(guard_text))
+        calls.push_back(parse_call(guard_line, g));
     }
     auto conditions_for = [&](const egraph::Pattern& left, const PatternPtr& left_ptr) {
       egraph::Rewrite::Conditions conds;
       for (const Call& c : calls) {
         const GuardDef* def = find_guard(c.name);
         if (def == nullptr)
-          line.fail(line.offset_of(c.name), fmt::format("unknown guard '{}'", c.name));
+          guard_line.fail(guard_line.offset_of(c.name), fmt::format("unknown guard '{}'", c.name));
         conds.push_back(std::make_shared<detail::TensorGuard>(
-            *def, resolve_args(line, c, def->params, left, "guard"), left_ptr));
+            *def, resolve_args(guard_line, c, def->params, left, "guard"), left_ptr));
       }
       return conds;
     };

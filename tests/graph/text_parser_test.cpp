@@ -226,6 +226,13 @@ TEST(TextParser, ErrorMessages) {
   EXPECT_EQ(parse_error("\x01"), "t.mlir:1:1: error: unexpected character byte 0x01");
 }
 
+TEST(TextParser, ArgumentNameMustBeAString) {
+  EXPECT_EQ(parse_error("func.func @f(%a: tensor<4xf32> {ttir.name = 3}) -> tensor<4xf32> {\n"
+                        "  return %a : tensor<4xf32>\n}"),
+            "t.mlir:1:45: error: attribute 'ttir.name' of argument %a: expected a non-empty "
+            "string, got 3");
+}
+
 TEST(TextParser, DeepNestingIsAnErrorNotACrash) {
   std::string deep = "#a = " + std::string(100000, '[') + "\n";
   EXPECT_EQ(parse_error(deep), "t.mlir:1:70: error: nesting deeper than 64 levels");

@@ -78,8 +78,8 @@ TEST(TextPrinter, AttributeSpellings) {
   NodeId s = g.add_op(OpKind::Softmax, {g.add_op(OpKind::Add, {p, c})}, soft);
   g.add_result(s);
   std::string out = print_graph(g);
-  EXPECT_NE(out.find("func.func @f(%x: tensor<2x3xbf16> {ttcore.argument_type = "
-                     "#ttcore.argument_type<parameter>}) -> tensor<3x2xbf16> {"),
+  EXPECT_NE(out.find("func.func @f(%arg0: tensor<2x3xbf16> {ttcore.argument_type = "
+                     "#ttcore.argument_type<parameter>, ttir.name = \"x\"}) -> tensor<3x2xbf16> {"),
             std::string::npos)
       << out;
   EXPECT_NE(out.find("<{permutation = array<i64: 1, 0>}>"), std::string::npos) << out;
@@ -89,6 +89,29 @@ TEST(TextPrinter, AttributeSpellings) {
   EXPECT_NE(out.find("<{dimension = -1 : si32}>"), std::string::npos) << out;
   SourceFile back = parse_text(out, "printed.mlir");
   expect_same_graph(g, back.modules[0].functions[0]);
+  EXPECT_EQ(print_text(back), out);
+}
+
+TEST(TextPrinter, ArgumentsAreNumberedAndKeepTheirNames) {
+  SourceFile f = parse_text(
+      R"(func.func @g(%x: tensor<4xf32>, %arg1: tensor<4xf32>, %w: tensor<4xf32> {ttir.name = "fc.bias"}) -> tensor<4xf32> {
+  %0 = "ttir.add"(%x, %arg1) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %1 = "ttir.add"(%0, %w) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  return %1 : tensor<4xf32>
+})",
+      "in.mlir");
+  const Graph& g = f.modules[0].functions[0];
+  EXPECT_EQ(g.node(g.arguments()[0]).name, "x");
+  EXPECT_EQ(g.node(g.arguments()[2]).name, "fc.bias");
+  std::string out = print_text(f);
+  EXPECT_NE(
+      out.find(R"(func.func @g(%arg0: tensor<4xf32> {ttir.name = "x"}, %arg1: tensor<4xf32>, )"
+               R"(%arg2: tensor<4xf32> {ttir.name = "fc.bias"}))"),
+      std::string::npos)
+      << out;
+  EXPECT_NE(out.find(R"("ttir.add"(%arg0, %arg1))"), std::string::npos) << out;
+  SourceFile back = parse_text(out, "printed.mlir");
+  EXPECT_EQ(back.modules[0].functions[0].node(g.arguments()[2]).name, "fc.bias");
   EXPECT_EQ(print_text(back), out);
 }
 

@@ -61,6 +61,13 @@ TEST(RuleFile, UnknownGuard) {
             "bad.rules:1:28: error: unknown guard 'is-nice'");
 }
 
+TEST(RuleFile, GuardErrorsInOpSetRulesPointAtTheRuleLine) {
+  EXPECT_EQ(load_error("ops u = neg, abs\nr: (u (u ?x)) => ?x if is-nice(?x)"),
+            "bad.rules:2:24: error: unknown guard 'is-nice'");
+  EXPECT_EQ(load_error("ops u = neg, abs\nr: (u ?x) => ?x if single-use(?y)"),
+            "bad.rules:2:31: error: unbound variable ?y (the left side does not bind it)");
+}
+
 TEST(RuleFile, WrongArity) {
   EXPECT_EQ(load_error("r: (add ?x) => ?x"),
             "bad.rules:1:5: error: 'add' expects 2 operands, got 1");

@@ -34,6 +34,15 @@ AttrValue convert_attr(const ParsedAttr& a, AttrKind kind, std::string_view attr
 /// Integers of a list, array<...> or dense<...> (for attributes tilesat converts itself).
 std::vector<int64_t> int_list(const ParsedAttr& a, std::string_view attr, std::string_view op);
 
+/// The dims a dot_general contracts and batches, per operand.
+struct DotDims {
+  std::vector<int64_t> lhs_contract, rhs_contract, lhs_batch, rhs_batch;
+};
+/// Sets a matmul's transpose_a / transpose_b for a dot_general over `rec`'s operand types;
+/// throws naming the op when it is no matmul (one contracted dim among the last two of each
+/// operand, batch dims leading).
+void set_matmul_transposes(const OpRecord& rec, const DotDims& d, Attrs& attrs);
+
 /// `ttir.*` ops (generic and custom form, legacy destination-passing included).
 void import_ttir_op(FunctionScope& s, OpRecord& rec);
 /// `stablehlo.*` ops, converted to TTIR on the way in.

@@ -114,9 +114,22 @@ private:
           throw Error(loc, fmt::format("redefinition of {} (first defined at {})", name,
                                        prev->second.str()));
         }
-        NodeId id = g.add_argument(name.substr(1), type, role_of(attrs), loc);
+        // tt-mlir keeps a source name in `ttir.name`; otherwise the SSA name is the name.
+        std::string arg_name = name.substr(1);
+        for (const auto& [k, val] : attrs) {
+          if (k != "ttir.name") continue;
+          if (val.kind != ParsedAttr::Kind::String || val.text.empty()) {
+            throw Error(val.loc, fmt::format("attribute 'ttir.name' of argument {}: expected a "
+                                             "non-empty string, got {}",
+                                             name, render_attr(val)));
+          }
+          arg_name = val.text;
+        }
+        NodeId id = g.add_argument(arg_name, type, role_of(attrs), loc);
         for (auto& [k, val] : attrs) {
-          if (k == "ttcore.argument_type" || k == "tt.argument_type") continue; // the role
+          if (k == "ttcore.argument_type" || k == "tt.argument_type" || k == "ttir.name") {
+            continue; // the role and the name
+          }
           g.mutable_node(id).attrs.set(k, OpaqueAttr{render_attr(val)});
         }
         scope.values.emplace(name, id);
@@ -217,7 +230,7 @@ private:
       c_.expected("an op name");
     }
     skip_trailing_loc();
-    if (rec.name.starts_with("ttir.")) {
+    if (rec.name.starts_with("ttir.") || rec.name == "tensor.empty") {
       import_ttir_op(s, rec);
     } else if (rec.name.starts_with("stablehlo.")) {
       import_stablehlo_op(s, rec);

@@ -189,22 +189,19 @@ std::vector<NodeId> print_order(const Graph& g) {
 }
 
 void print_function(std::string& out, const Graph& g, std::string_view indent) {
+  // Arguments print as MLIR numbers them (%arg0, %arg1, ...); a name of the graph's own that
+  // differs travels in a `ttir.name` attribute, as tt-mlir keeps names, and reads back.
   std::vector<std::string> names(g.num_nodes());
-  std::unordered_set<std::string> used;
   std::span<const NodeId> args = g.arguments();
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& name = g.node(args[i]).name;
-    std::string chosen =
-        is_bare_name(name) && used.count(name) == 0 ? name : fmt::format("arg{}", i);
-    while (used.count(chosen) != 0) chosen += "_";
-    used.insert(chosen);
-    names[args[i]] = "%" + chosen;
-  }
   out += fmt::format("{}func.func {}(", indent, symbol(g.name()));
   for (size_t i = 0; i < args.size(); ++i) {
     const Node& a = g.node(args[i]);
+    names[args[i]] = fmt::format("%arg{}", i);
     out += fmt::format("{}{}: {}", i ? ", " : "", names[args[i]], a.type.str());
     std::string attrs = format_attrs(a);
+    if (a.name != fmt::format("arg{}", i)) {
+      attrs = "ttir.name = " + escape_string(a.name) + (attrs.empty() ? "" : ", " + attrs);
+    }
     if (a.role == ArgRole::Weight) {
       attrs = "ttcore.argument_type = #ttcore.argument_type<parameter>" +
               (attrs.empty() ? "" : ", " + attrs);

@@ -122,33 +122,7 @@ void dot_general_attrs(const OpRecord& rec, Attrs& attrs) {
     lb = int_list(p->elems[0], "batching_dims", rec.name);
     rb = int_list(p->elems[1], "batching_dims", rec.name);
   }
-  int64_t ra = rec.operand_types.size() == 2 ? rec.operand_types[0].shape.rank() : 0;
-  int64_t rb_rank = rec.operand_types.size() == 2 ? rec.operand_types[1].shape.rank() : 0;
-  auto leading = [](const std::vector<int64_t>& dims, int64_t n) {
-    if (static_cast<int64_t>(dims.size()) != n) return false;
-    for (int64_t i = 0; i < n; ++i) {
-      if (dims[static_cast<size_t>(i)] != i) return false;
-    }
-    return true;
-  };
-  bool ok = ra >= 2 && rb_rank >= 2 && lc.size() == 1 && rc.size() == 1 &&
-            ((ra == rb_rank && leading(lb, ra - 2) && leading(rb, rb_rank - 2)) ||
-             (rb_rank == 2 && lb.empty() && rb.empty())) &&
-            (lc[0] == ra - 1 || lc[0] == ra - 2) && (rc[0] == rb_rank - 2 || rc[0] == rb_rank - 1);
-  if (rb_rank == 2 && ra > 2 && lb.empty() && lc.size() == 1 && lc[0] != ra - 1) ok = false;
-  if (!ok) {
-    auto list = [](const std::vector<int64_t>& v) {
-      return fmt::format("[{}]", fmt::join(v, ", "));
-    };
-    throw Error(rec.loc,
-                fmt::format("cannot convert '{}' to ttir.matmul: contracting dims {} x {} "
-                            "and batching dims {} x {} on operands of rank {} and {} "
-                            "(expected one of the last two dims of each operand, with "
-                            "batching dims leading)",
-                            rec.name, list(lc), list(rc), list(lb), list(rb), ra, rb_rank));
-  }
-  attrs.set("transpose_a", lc[0] == ra - 2);
-  attrs.set("transpose_b", rc[0] == rb_rank - 1);
+  set_matmul_transposes(rec, DotDims{lc, rc, lb, rb}, attrs);
 }
 
 } // namespace

@@ -55,16 +55,50 @@ std::vector<int64_t> repeat_shape(const OpRecord& rec, const ParsedAttr& a) {
   return shape;
 }
 
+/// tt-mlir's dot_general{batch_dims_lhs, batch_dims_rhs, contract_dims_lhs,
+/// contract_dims_rhs} is a matmul when it contracts one of the last two dims of each operand
+/// with any batch dims leading (what tt-mlir's decomposition pass turns into ttir.matmul).
+void import_ttir_dot_general(FunctionScope& s, OpRecord& rec) {
+  auto dims = [&](std::string_view key, bool required) {
+    const ParsedAttr* a = rec.attr(key);
+    if (a == nullptr) {
+      if (required) throw Error(rec.loc, fmt::format("'{}' needs attribute '{}'", rec.name, key));
+      return std::vector<int64_t>{};
+    }
+    return int_list(*a, key, rec.name);
+  };
+  for (const auto& [key, value] : rec.attrs) {
+    if (key != "batch_dims_lhs" && key != "batch_dims_rhs" && key != "contract_dims_lhs" &&
+        key != "contract_dims_rhs") {
+      throw Error(value.loc, fmt::format("unknown attribute '{}' of '{}'", key, rec.name));
+    }
+  }
+  DotDims d{dims("contract_dims_lhs", true), dims("contract_dims_rhs", true),
+            dims("batch_dims_lhs", false), dims("batch_dims_rhs", false)};
+  Attrs attrs;
+  set_matmul_transposes(rec, d, attrs);
+  std::vector<NodeId> operands = resolve_operands(s, rec);
+  NodeId id = s.graph.add_op_typed(OpKind::Matmul, std::move(operands), std::move(attrs),
+                                   rec.result_type, rec.loc);
+  define_result(s, rec, id);
+}
+
 } // namespace
 
 void import_ttir_op(FunctionScope& s, OpRecord& rec) {
-  std::string_view op = std::string_view(rec.name).substr(5); // after "ttir."
+  // `tensor.empty()` (MLIR's tensor dialect) is a destination like `ttir.empty()`.
+  std::string_view op =
+      rec.name == "tensor.empty" ? std::string_view("empty") : std::string_view(rec.name).substr(5);
   if (!rec.has_result_type) throw Error(rec.loc, fmt::format("'{}' has no result type", rec.name));
   if (op == "empty") {
     if (!rec.operands.empty()) {
       throw Error(rec.operands[0].loc, "expected no operands for 'ttir.empty'");
     }
     define_result(s, rec, std::nullopt);
+    return;
+  }
+  if (op == "dot_general") {
+    import_ttir_dot_general(s, rec);
     return;
   }
   OpKind kind = resolve_kind(rec, op);

@@ -115,6 +115,35 @@ TEST(TextPrinter, ArgumentsAreNumberedAndKeepTheirNames) {
   EXPECT_EQ(print_text(back), out);
 }
 
+TEST(TextPrinter, LegacyDestinationPassingIsPrintedBack) {
+  const char* legacy = R"(module {
+  func.func @f(%arg0: tensor<4xbf16>) -> tensor<4xbf16> {
+    %0 = "ttir.zeros"() <{shape = array<i32: 4>}> : () -> tensor<4xbf16>
+    %1 = ttir.empty() : tensor<4xbf16>
+    %2 = "ttir.maximum"(%arg0, %0, %1) : (tensor<4xbf16>, tensor<4xbf16>, tensor<4xbf16>) -> tensor<4xbf16>
+    return %2 : tensor<4xbf16>
+  }
+})";
+  SourceFile f = parse_text(legacy, "in.mlir");
+  EXPECT_TRUE(f.modules[0].destination_passing);
+  EXPECT_EQ(f.modules[0].functions[0].num_ops(), 2u);
+  std::string out = print_text(f);
+  EXPECT_NE(out.find("%1 = ttir.empty() : tensor<4xbf16>\n"
+                     "    %2 = \"ttir.maximum\"(%arg0, %0, %1) : (tensor<4xbf16>, tensor<4xbf16>, "
+                     "tensor<4xbf16>) -> tensor<4xbf16>"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(print_text(parse_text(out, "printed.mlir")), out);
+  // Without destinations in the input, none are printed.
+  SourceFile plain = parse_text(R"(func.func @g(%arg0: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = "ttir.relu"(%arg0) : (tensor<4xf32>) -> tensor<4xf32>
+  return %0 : tensor<4xf32>
+})",
+                                "plain.mlir");
+  EXPECT_FALSE(plain.modules[0].destination_passing);
+  EXPECT_EQ(print_text(plain).find("ttir.empty"), std::string::npos);
+}
+
 TEST(TextPrinter, FloatsRoundTripExactly) {
   Graph g("c");
   Attrs a;

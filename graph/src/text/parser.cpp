@@ -38,6 +38,7 @@ public:
         if (!implicit_module_) out_.modules.emplace_back();
         implicit_module_ = true;
         out_.modules.back().functions.push_back(parse_function());
+        out_.modules.back().destination_passing |= saw_destinations_;
       } else {
         c_.expected("'module', 'func.func' or an alias definition");
       }
@@ -46,6 +47,9 @@ public:
   }
 
 private:
+  /// Whether the function parsed last declared `ttir.empty()` destinations.
+  bool saw_destinations_ = false;
+
   void skip_trailing_loc() {
     if (c_.is_word("loc") && c_.peek().kind == Tok::LParen) {
       c_.take();
@@ -73,6 +77,7 @@ private:
     while (!c_.accept(Tok::RBrace)) {
       if (c_.is_word("func.func")) {
         m.functions.push_back(parse_function());
+        m.destination_passing |= saw_destinations_;
       } else if (c_.is_word("module")) {
         c_.fail("nested modules are not supported");
       } else {
@@ -165,6 +170,7 @@ private:
     skip_trailing_loc();
     std::vector<Diagnostic> problems = g.verify();
     if (!problems.empty()) throw Error(problems.front());
+    saw_destinations_ = !scope.empties.empty();
     return g;
   }
 

@@ -188,7 +188,9 @@ std::vector<NodeId> print_order(const Graph& g) {
   return order;
 }
 
-void print_function(std::string& out, const Graph& g, std::string_view indent) {
+/// `destinations`: write tt-mlir's legacy destination-passing form, where every op with
+/// operands takes a trailing `ttir.empty()` of its result type.
+void print_function(std::string& out, const Graph& g, std::string_view indent, bool destinations) {
   // Arguments print as MLIR numbers them (%arg0, %arg1, ...); a name of the graph's own that
   // differs travels in a `ttir.name` attribute, as tt-mlir keeps names, and reads back.
   std::vector<std::string> names(g.num_nodes());
@@ -224,12 +226,18 @@ void print_function(std::string& out, const Graph& g, std::string_view indent) {
   for (NodeId id : print_order(g)) {
     const Node& n = g.node(id);
     if (n.kind == OpKind::Argument) continue;
-    names[id] = fmt::format("%{}", next++);
     std::string operands, types;
     for (size_t i = 0; i < n.operands.size(); ++i) {
       operands += (i ? ", " : "") + names[n.operands[i]];
       types += (i ? ", " : "") + g.node(n.operands[i]).type.str();
     }
+    if (destinations && !n.operands.empty()) {
+      std::string empty = fmt::format("%{}", next++);
+      out += fmt::format("{}  {} = ttir.empty() : {}\n", indent, empty, n.type.str());
+      operands += ", " + empty;
+      types += ", " + n.type.str();
+    }
+    names[id] = fmt::format("%{}", next++);
     std::string attrs = format_attrs(n);
     out +=
         fmt::format("{}  {} = \"ttir.{}\"({}){} : ({}) -> {}\n", indent, names[id], op_name(n.kind),
@@ -257,7 +265,7 @@ void print_module(std::string& out, const Module& m) {
   out += " {\n";
   for (size_t i = 0; i < m.functions.size(); ++i) {
     if (i > 0) out += "\n";
-    print_function(out, m.functions[i], "  ");
+    print_function(out, m.functions[i], "  ", m.destination_passing);
   }
   out += "}\n";
 }
@@ -276,7 +284,7 @@ std::string print_text(const SourceFile& file) {
 
 std::string print_graph(const Graph& graph) {
   std::string out = "module {\n";
-  print_function(out, graph, "  ");
+  print_function(out, graph, "  ", false);
   return out + "}\n";
 }
 

@@ -24,6 +24,9 @@ struct Module {
   /// Module attributes as (name, value text), in source order; kept, not interpreted.
   std::vector<std::pair<std::string, std::string>> attributes;
   std::vector<Graph> functions;
+  /// Written in tt-mlir's legacy destination-passing style (every op with operands takes a
+  /// trailing `ttir.empty()` destination); printing writes the destinations back.
+  bool destination_passing = false;
 };
 
 struct SourceFile {

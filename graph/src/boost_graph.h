@@ -6,7 +6,9 @@
 
 // Boost 1.74's graph headers trip GCC 12's flow-sensitive warnings at -O2.
 #pragma GCC diagnostic push
+#if !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #pragma GCC diagnostic ignored "-Wnull-dereference"
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #include <boost/graph/adjacency_list.hpp>

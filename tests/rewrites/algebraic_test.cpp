@@ -57,5 +57,54 @@ TEST(Algebraic, MatmulReassociatesToTheCheaperOrder) {
   EXPECT_TRUE(testing::same_values(g, out));
 }
 
+REWRITE_TEST(
+    Algebraic, MultiplyByOneFirstVanishes, kRules,
+    [](Builder& b) {
+      b.output(b.exp(b.multiply(b.full({4, 8}, 1.0), b.input("x", {4, 8}))));
+    },
+    "exp")
+
+REWRITE_TEST(
+    Algebraic, SubtractZeroVanishes, kRules,
+    [](Builder& b) {
+      b.output(b.exp(b.subtract(b.input("x", {4, 8}), b.scalar(0.0))));
+    },
+    "exp")
+
+REWRITE_TEST(
+    Algebraic, ZeroMinusXStays, kRules,
+    [](Builder& b) {
+      b.output(b.exp(b.subtract(b.scalar(0.0), b.input("x", {4, 8}))));
+    },
+    "constant subtract exp")
+
+REWRITE_TEST(
+    Algebraic, DivideByOneVanishes, kRules,
+    [](Builder& b) {
+      b.output(b.exp(b.divide(b.input("x", {4, 8}), b.full({4, 8}, 1.0))));
+    },
+    "exp")
+
+REWRITE_TEST(
+    Algebraic, OneDividedByXStays, kRules,
+    [](Builder& b) {
+      b.output(b.divide(b.full({4, 8}, 1.0), b.input("x", {4, 8})));
+    },
+    "full divide")
+
+REWRITE_TEST(
+    Algebraic, ReluOfReluIsOneRelu, kRules,
+    [](Builder& b) {
+      b.output(b.relu(b.relu(b.input("x", {4, 8}))));
+    },
+    "relu")
+
+REWRITE_TEST(
+    Algebraic, NegOfAbsStays, kRules,
+    [](Builder& b) {
+      b.output(b.neg(b.abs(b.input("x", {4, 8}))));
+    },
+    "abs neg")
+
 } // namespace
 } // namespace tilesat::rewrites

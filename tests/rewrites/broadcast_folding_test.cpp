@@ -72,6 +72,38 @@ REWRITE_TEST(
     },
     "broadcast")
 
+REWRITE_TEST(
+    BroadcastFolding, UnsqueezedBiasFoldsIntoAdd, kRules,
+    [](Builder& b) {
+      Value x = b.input("x", {2, 4, 8});
+      b.output(b.add(x, b.reshape(b.weight("bias", {8}), {1, 1, 8})));
+    },
+    "add")
+
+REWRITE_TEST(
+    BroadcastFolding, UnsqueezeThatRaisesTheRankStays, kRules,
+    [](Builder& b) {
+      Value x = b.input("x", {4, 8});
+      b.output(b.add(x, b.reshape(b.weight("bias", {8}), {1, 1, 8})));
+    },
+    "reshape add")
+
+REWRITE_TEST(
+    BroadcastFolding, MatrixWithLeadingOnesFolds, kRules,
+    [](Builder& b) {
+      Value x = b.input("x", {2, 4, 8});
+      b.output(b.add(x, b.reshape(b.weight("w", {4, 8}), {1, 4, 8})));
+    },
+    "add")
+
+REWRITE_TEST(
+    BroadcastFolding, ReshapeThatAppendsDimsStays, kRules,
+    [](Builder& b) {
+      Value x = b.input("x", {2, 8, 8});
+      b.output(b.add(x, b.reshape(b.weight("bias", {8}), {8, 1})));
+    },
+    "reshape add")
+
 } // namespace
 } // namespace tilesat::rewrites
 

@@ -83,6 +83,24 @@ REWRITE_TEST(
     },
     "exp exp sum divide")
 
+REWRITE_TEST(
+    Canonical, EqualReshapesMoveBelowAdd, "canonical",
+    [](Builder& b) {
+      Value x = b.input("x", {2, 3, 8});
+      Value y = b.input("y", {2, 3, 8});
+      b.output(b.add(b.reshape(x, {6, 8}), b.reshape(y, {6, 8})));
+    },
+    "add reshape")
+
+REWRITE_TEST(
+    Canonical, ReshapesOfDifferentShapesStay, "canonical",
+    [](Builder& b) {
+      Value x = b.input("x", {2, 3, 8});
+      Value y = b.input("y", {6, 8, 1});
+      b.output(b.add(b.reshape(x, {6, 8}), b.reshape(y, {6, 8})));
+    },
+    "reshape reshape add")
+
 } // namespace
 } // namespace tilesat::rewrites
 

@@ -71,5 +71,14 @@ REWRITE_TEST(
     },
     "matmul sigmoid")
 
+REWRITE_TEST(
+    LinearFusion, BiasThatBroadcastsOverTheReshapeStays, kRules,
+    [](Builder& b) {
+      Value a = b.input("a", {4, 8});
+      Value w = b.weight("w", {8, 16});
+      b.output(b.add(b.reshape(b.matmul(a, w), {2, 2, 16}), b.weight("c", {2, 1, 16})));
+    },
+    "matmul reshape add")
+
 } // namespace
 } // namespace tilesat::rewrites

@@ -128,5 +128,21 @@ REWRITE_TEST(
     },
     "permute permute add")
 
+REWRITE_TEST(
+    TransposeFolding, IdentityPermuteVanishes, kRules,
+    [](Builder& b) {
+      b.output(b.exp(b.permute(b.input("x", {2, 3, 4}), {0, 1, 2})));
+    },
+    "exp")
+
+REWRITE_TEST(
+    TransposeFolding, TransposeOfBothOperandsMovesBelowMultiply, kRules,
+    [](Builder& b) {
+      Value x = b.input("x", {4, 8});
+      Value y = b.input("y", {4, 8});
+      b.output(b.multiply(b.transpose(x, 0, 1), b.transpose(y, 0, 1)));
+    },
+    "multiply transpose")
+
 } // namespace
 } // namespace tilesat::rewrites

@@ -19,7 +19,8 @@ bool is_blank(char c) {
 }
 
 bool is_atom_char(char c, bool in_attrs) {
-  if (c == '\0' || is_blank(c)) return false;
+  auto byte = static_cast<unsigned char>(c);
+  if (byte < 0x20 || byte == 0x7f || is_blank(c)) return false; // blanks and control characters
   switch (c) {
   case '(':
   case ')':
@@ -83,6 +84,8 @@ std::string SExprReader::next_token_text() {
   skip_blanks();
   if (pos_ >= text_.size()) return "end of input";
   char c = text_[pos_];
+  auto byte = static_cast<unsigned char>(c);
+  if (byte < 0x20 || byte == 0x7f) return fmt::format("the control character 0x{:02x}", byte);
   if (!is_atom_char(c, false) && c != '"') return fmt::format("'{}'", c);
   if (c == '=' && (pos_ + 1 >= text_.size() || text_[pos_ + 1] != '>')) return "'='";
   std::size_t end = pos_ + 1;
@@ -268,6 +271,7 @@ SExpr SExprReader::read() {
   }
   int line = line_, col = col_;
   std::string atom = read_atom(false);
+  if (atom.empty()) fail("an expression");
   if (atom == "=>" || atom == "<=>") throw ParseError(line, col, "an expression", "'" + atom + "'");
   e.line = list ? e.line : line;
   if (atom[0] == '?') {

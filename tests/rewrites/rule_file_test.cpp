@@ -68,6 +68,13 @@ TEST(RuleFile, GuardErrorsInOpSetRulesPointAtTheRuleLine) {
             "bad.rules:2:31: error: unbound variable ?y (the left side does not bind it)");
 }
 
+TEST(RuleFile, ControlCharactersAreAnErrorNotAHang) {
+  EXPECT_EQ(load_error(std::string("r: (neg \x01 ?x) => ?x")),
+            "bad.rules:1:9: error: expected an expression, got the control character 0x01");
+  EXPECT_EQ(load_error(std::string("r: (matm\x01\0\0ul ?x) => ?x", 26)),
+            "bad.rules:1:9: error: expected an expression, got the control character 0x01");
+}
+
 TEST(RuleFile, WrongArity) {
   EXPECT_EQ(load_error("r: (add ?x) => ?x"),
             "bad.rules:1:5: error: 'add' expects 2 operands, got 1");

@@ -6,8 +6,9 @@
 //
 // The last line is always
 //   math_workload iterations=N enodes=N eclasses=N seconds=S peak_rss_mb=M
-// and, when TILESAT_BENCH_CSV names a file, one CSV row (name, seconds, stop reason, e-nodes,
-// e-classes, iterations, peak RSS) is appended to it.
+// (seconds: wall time of adding the start terms and running), preceded by the CPU time of the
+// same span on a line `cpu_seconds=S`; and, when TILESAT_BENCH_CSV names a file, one CSV row (name,
+// seconds, stop reason, e-nodes, e-classes, iterations, peak RSS) is appended to it.
 #include "../../tests/egraph/math_language.h"
 
 #include <CLI/CLI.hpp>
@@ -21,6 +22,13 @@
 using namespace tilesat::egraph;
 
 namespace {
+
+double cpu_seconds() {
+  rusage ru{};
+  getrusage(RUSAGE_SELF, &ru);
+  return static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+         static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
 
 double peak_rss_mb() {
   rusage ru{};
@@ -44,6 +52,7 @@ int main(int argc, char** argv) {
 
   auto rules = math::rules();
   const auto start = std::chrono::steady_clock::now();
+  const double cpu_start = cpu_seconds();
   EGraph eg;
   eg.add_analysis<math::ConstantFold>();
   for (const auto& t : math::workload_terms()) eg.add_term(RecExpr::parse(t));
@@ -64,6 +73,7 @@ int main(int argc, char** argv) {
   Report report = Runner(cfg).run(eg, rules);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double cpu = cpu_seconds() - cpu_start;
 
   if (report_table) fmt::print("{}", report.to_table());
   fmt::print("stop: {}\n", report.stop.to_string());
@@ -79,6 +89,9 @@ int main(int argc, char** argv) {
   fmt::print("goals proved: {}/{}\n", proved, goals.size());
   fmt::print("egraph memory: {:.1f} MB ({:.1f} bytes per e-node)\n", eg.memory_bytes() / 1e6,
              static_cast<double>(eg.memory_bytes()) / static_cast<double>(eg.num_nodes()));
+  // CPU time of the run (user + system): the wall time below includes waiting for the CPU
+  // when other processes share it.
+  fmt::print("cpu_seconds={:.6f}\n", cpu);
 
   const double rss = peak_rss_mb();
   if (const char* csv = std::getenv("TILESAT_BENCH_CSV")) {

@@ -8,6 +8,9 @@
 #include <cstring>
 #include <fmt/format.h>
 #include <stdexcept>
+#if defined(__linux__)
+#include <sys/mman.h>
+#endif
 
 namespace tilesat::egraph {
 namespace {
@@ -33,13 +36,64 @@ private:
   std::unique_ptr<Id[]> heap_;
 };
 
-void append_ids(std::vector<Id>& to, std::span<const Id> ids) {
-  for (Id id : ids) to.push_back(id);
+void append_ids(PodVec<Id>& to, std::span<const Id> ids) {
+  to.append(ids.data(), ids.size());
 }
 
 } // namespace
 
 void Analysis::modify(EGraph&, Id) {}
+
+// Big blocks come straight from mmap: growing them with mremap moves page mappings instead of
+// copying, and malloc's adaptive mmap threshold cannot turn them into heap blocks (which
+// realloc copies, holding both copies at once).
+void* detail::resize_block(void* p, std::size_t old_bytes, std::size_t new_bytes) {
+#if defined(__linux__)
+  if (new_bytes >= kBigBlock) {
+    void* q = MAP_FAILED;
+    if (p != nullptr && old_bytes >= kBigBlock) {
+      q = mremap(p, old_bytes, new_bytes, MREMAP_MAYMOVE);
+      if (q == MAP_FAILED) { // copy instead
+        q = mmap(nullptr, new_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (q != MAP_FAILED) {
+          std::memcpy(q, p, old_bytes);
+          munmap(p, old_bytes);
+        }
+      }
+    } else {
+      q = mmap(nullptr, new_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (q != MAP_FAILED && p != nullptr) {
+        std::memcpy(q, p, old_bytes);
+        std::free(p);
+      }
+    }
+    if (q == MAP_FAILED) throw std::bad_alloc();
+#if defined(MADV_HUGEPAGE)
+    // The whole mapping, never a part: a part would split it into several kernel areas, and
+    // mremap cannot move a range that spans more than one.
+    madvise(q, new_bytes, MADV_HUGEPAGE);
+#endif
+    return q;
+  }
+#else
+  (void)old_bytes;
+#endif
+  void* q = std::realloc(p, new_bytes);
+  if (q == nullptr) throw std::bad_alloc();
+  return q;
+}
+
+void detail::free_block(void* p, std::size_t bytes) {
+#if defined(__linux__)
+  if (bytes >= kBigBlock) {
+    munmap(p, bytes);
+    return;
+  }
+#else
+  (void)bytes;
+#endif
+  std::free(p);
+}
 
 EGraph::EGraph() : uid_(next_uid()) {}
 EGraph::~EGraph() = default;
@@ -72,8 +126,10 @@ std::uint32_t EGraph::hash_node(Symbol op, AttrId attrs, std::span<const Id> chi
 bool EGraph::node_equals(NodeId n, Symbol op, AttrId attrs, std::span<const Id> children) const {
   const detail::NodeRecord& r = nodes_[n];
   if (r.op != op || r.attrs != attrs || r.arity != children.size()) return false;
-  return children.empty() ||
-         std::memcmp(children_.data() + r.begin, children.data(), children.size_bytes()) == 0;
+  const Id* mine = children_.data() + r.begin;
+  for (std::size_t i = 0; i < children.size(); ++i)
+    if (mine[i] != children[i]) return false;
+  return true;
 }
 
 Id EGraph::lookup_canonical(Symbol op, AttrId attrs, std::span<const Id> canon,
@@ -117,8 +173,11 @@ Id EGraph::add_uncanonical(Symbol op, std::span<const Id> children, AttrId attrs
   Id* canon = buf.data();
   for (std::size_t i = 0; i < children.size(); ++i) canon[i] = uf_.find_mut(children[i]);
   std::uint32_t h = hash_node(op, attrs, buf.span());
-  Id m = lookup_canonical(op, attrs, buf.span(), h);
-  if (m == kNoId) return add_new_node(op, attrs, buf.span(), children, h);
+  std::size_t slot = 0;
+  std::span<const Id> kids = buf.span();
+  Id m = memo_.find_slot(
+      h, [&](Id cand) { return node_equals(cand, op, attrs, kids); }, slot);
+  if (m == kNoId) return add_new_node(op, attrs, kids, children, h, slot);
   if (!proofs_) return m;
   // Explanations: this spelling of an existing node gets its own id, congruent to the node.
   Id u = uf_.make_set();
@@ -133,21 +192,20 @@ Id EGraph::add_uncanonical(Symbol op, std::span<const Id> children, AttrId attrs
 }
 
 Id EGraph::add_new_node(Symbol op, AttrId attrs, std::span<const Id> canon,
-                        std::span<const Id> orig, std::uint32_t h) {
+                        std::span<const Id> orig, std::uint32_t h, std::size_t slot) {
   Id id = uf_.make_set();
   auto arity = static_cast<std::uint32_t>(canon.size());
   nodes_.push_back(
       detail::NodeRecord{op, attrs, static_cast<std::uint32_t>(children_.size()), arity, 0});
   append_ids(children_, canon);
-  classes_.emplace_back();
-  classes_[id].nodes.push_back(id);
+  classes_.emplace_back().nodes.push_back(id);
   for (std::uint32_t i = 0; i < arity; ++i) {
     Id c = canon[i];
     bool seen = false;
     for (std::uint32_t j = 0; j < i && !seen; ++j) seen = canon[j] == c;
     if (!seen) classes_[c].parents.push_back(id);
   }
-  memo_.insert(h, id);
+  memo_.insert_at(slot, h, id);
   ++num_classes_;
   // A new class needs no clean-up: its node list is [id], and id is larger than every parent
   // already listed, so the children's parent lists stay sorted and unique. Only the class

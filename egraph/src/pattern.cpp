@@ -110,6 +110,20 @@ Pattern::Pattern(std::vector<PatternNode> nodes, std::vector<std::string> class_
   if (nodes_.empty()) throw std::invalid_argument("a pattern needs at least one node");
   var_names_.insert(var_names_.end(), attr_vars.begin(), attr_vars.end());
   program_ = detail::compile(*this);
+  build_.reserve(nodes_.size());
+  for (const PatternNode& n : nodes_) {
+    BuildStep s{n.kind,
+                false,
+                n.var.index,
+                n.op,
+                static_cast<std::uint32_t>(build_children_.size()),
+                static_cast<std::uint32_t>(n.children.size())};
+    if (n.kind == PatternNode::Kind::kLiteral) s.op = Symbol::constant();
+    s.attrs_vary =
+        std::any_of(n.attrs.begin(), n.attrs.end(), [](const PatternAttr& a) { return a.is_var; });
+    build_children_.insert(build_children_.end(), n.children.begin(), n.children.end());
+    build_.push_back(s);
+  }
 }
 
 std::optional<Var> Pattern::find_var(std::string_view name) const {
@@ -160,39 +174,31 @@ Id Pattern::instantiate(EGraph& eg, const Subst& subst, std::span<const Var> var
   }
   Id kids[16];
   std::vector<Id> wide;
-  for (std::size_t i = 0; i < nodes_.size(); ++i) {
-    const PatternNode& n = nodes_[i];
-    switch (n.kind) {
-    case PatternNode::Kind::kVar:
-      ids[i] = subst[var_map[n.var.index]];
-      break;
-    case PatternNode::Kind::kLiteral:
-      ids[i] = eg.add_uncanonical(Symbol::constant(), {}, attr_cache_[i]);
-      break;
-    case PatternNode::Kind::kOp: {
-      AttrId attrs = attr_cache_[i];
-      if (attrs == kNoAttrs && !n.attrs.empty()) {
-        std::vector<Attr> entries;
-        entries.reserve(n.attrs.size());
-        for (const PatternAttr& a : n.attrs)
-          entries.push_back(Attr{a.key, a.is_var ? subst.attr(var_map[a.var.index]) : a.value});
-        attrs = eg.intern_attrs(Attrs(std::move(entries)));
-      }
-      std::span<const Id> children;
-      if (n.children.size() <= 16) {
-        for (std::size_t k = 0; k < n.children.size(); ++k) kids[k] = ids[n.children[k]];
-        children = {kids, n.children.size()};
-      } else {
-        wide.clear();
-        for (std::uint32_t c : n.children) wide.push_back(ids[c]);
-        children = wide;
-      }
-      ids[i] = eg.add_uncanonical(n.op, children, attrs);
-      break;
+  const std::uint32_t* child_index = build_children_.data();
+  for (std::size_t i = 0; i < build_.size(); ++i) {
+    const BuildStep& s = build_[i];
+    if (s.kind == PatternNode::Kind::kVar) {
+      ids[i] = subst[var_map[s.var]];
+      continue;
     }
+    AttrId attrs = attr_cache_[i];
+    if (s.attrs_vary) {
+      const PatternNode& n = nodes_[i];
+      std::vector<Attr> entries;
+      entries.reserve(n.attrs.size());
+      for (const PatternAttr& a : n.attrs)
+        entries.push_back(Attr{a.key, a.is_var ? subst.attr(var_map[a.var.index]) : a.value});
+      attrs = eg.intern_attrs(Attrs(std::move(entries)));
     }
+    Id* children = kids;
+    if (s.arity > 16) {
+      wide.resize(s.arity);
+      children = wide.data();
+    }
+    for (std::uint32_t k = 0; k < s.arity; ++k) children[k] = ids[child_index[s.first + k]];
+    ids[i] = eg.add_uncanonical(s.op, std::span<const Id>(children, s.arity), attrs);
   }
-  return ids[nodes_.size() - 1];
+  return ids[build_.size() - 1];
 }
 
 namespace {

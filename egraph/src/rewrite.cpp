@@ -87,12 +87,12 @@ Rewrite rewrite(std::string_view name, std::string_view lhs, std::string_view rh
                  std::move(conditions));
 }
 
-ApplyResult Rewrite::apply(EGraph& eg, const Matches& matches,
-                           const DeclineHook* on_decline) const {
+ApplyResult Rewrite::apply(EGraph& eg, const Matches& matches, const DeclineHook* on_decline,
+                           std::size_t node_limit) const {
   ApplyResult result;
   const Pattern* lhs_pattern = searcher_->pattern();
   const bool explain = eg.explanations_enabled();
-  for (std::size_t i = 0, n = matches.size(); i < n; ++i) {
+  for (std::size_t i = 0, n = matches.size(); i < n && eg.num_nodes() <= node_limit; ++i) {
     Id root = matches.root(i);
     Subst subst = matches.subst(i, eg);
     bool accepted = true;

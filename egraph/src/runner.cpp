@@ -113,16 +113,18 @@ Report Runner::run(EGraph& eg, std::span<const Rewrite> rules) {
     }
     it.search_seconds = seconds_since(iter_start);
 
-    // Apply all matches.
+    // Apply all matches; a rule stops applying as soon as the e-graph passes the node limit.
     const Clock::time_point apply_start = Clock::now();
     for (std::size_t r = 0; r < rules.size() && !stop; ++r) {
       if (matches[r].empty()) continue;
-      ApplyResult res = rules[r].apply(eg, matches[r], &config_.on_decline_);
+      ApplyResult res = rules[r].apply(eg, matches[r], &config_.on_decline_, config_.node_limit_);
       it.rules[r].applied = res.applied;
       it.rules[r].declined = res.declined;
       it.applied += res.applied;
+      matches[r] = Matches(); // frees the buffer: large runs must not hold every rule's matches
       stop = limit_stop();
     }
+    for (Matches& m : matches) m = Matches();
     it.apply_seconds = seconds_since(apply_start);
 
     const Clock::time_point rebuild_start = Clock::now();

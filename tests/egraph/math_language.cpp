@@ -183,6 +183,9 @@ std::vector<Goal> workload_goals() {
       {"(d x (+ 1 (* 2 x)))", "2"},
       {"(i (* (cos x) x) x)", "(+ (* x (sin x)) (cos x))"},
       {"(i (ln x) x)", "(- (* x (ln x)) x)"},
+      // (i x x) is solved once the class of x holds (pow x 1), which pow-mul derives from
+      // (* (pow x -1) (pow x 2)); then i-power-const applies.
+      {"(i (+ x (cos x)) x)", "(+ (/ (pow x 2) 2) (sin x))"},
   };
 }
 

@@ -71,6 +71,25 @@ TEST(Rewrite, GuardsDeclineWithAReason) {
   EXPECT_EQ(eg.find(ok), eg.lookup_term(RecExpr::parse("(* a (pow b -1))")));
 }
 
+TEST(Rewrite, ApplyStopsAtTheNodeLimit) {
+  EGraph eg;
+  for (const char* t : {"(+ a b)", "(+ c d)", "(+ e f)", "(+ g h)"}) eg.add_term(RecExpr::parse(t));
+  eg.rebuild();
+  Rewrite rule = rewrite("wrap", "(+ ?a ?b)", "(f (+ ?b ?a))");
+  Matches m;
+  rule.search(eg, m, 100);
+  ASSERT_EQ(m.size(), 4u);
+  const std::size_t before = eg.num_nodes();
+  // Each application adds two nodes: after the first the e-graph is over before + 1.
+  ApplyResult res = rule.apply(eg, m, nullptr, before + 1);
+  EXPECT_EQ(res.applied, 1u);
+  EXPECT_EQ(eg.num_nodes(), before + 2);
+  res = rule.apply(eg, m);
+  EXPECT_EQ(res.applied, 3u); // without a limit every match applies; the first changes nothing
+  eg.rebuild();
+  eg.check_invariants();
+}
+
 TEST(Rewrite, CxxApplierComputesTheRightSide) {
   // (repeat[times=?n] ?x) => (seq x x ... x), n computed from the attribute.
   auto expand = applier({"?x", "?n"}, [](EGraph& eg, Id, const Subst& s, std::span<const Var> v) {

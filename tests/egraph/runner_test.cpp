@@ -62,6 +62,22 @@ TEST(Runner, NodeLimit) {
   EXPECT_GT(eg.num_nodes(), 100u);
 }
 
+TEST(Runner, NodeLimitStopsWithinARule) {
+  // The limit is checked after every applied match, so a rule with many matches cannot
+  // overshoot it by more than one match's nodes.
+  EGraph eg;
+  eg.add_term(RecExpr::parse("(+ a (+ b (+ c (+ d (+ e (+ f (+ g (+ h i))))))))"));
+  auto rules = comm_assoc();
+  Report r = Runner(simple().with_node_limit(500)).run(eg, rules);
+  EXPECT_EQ(r.stop.reason, StopReason::kNodeLimit);
+  // One comm/assoc application adds at most two e-nodes; the rebuild only removes some.
+  EXPECT_LE(eg.num_nodes(), 502u);
+  EXPECT_LE(r.iterations.back().egraph_nodes, 502u);
+  std::size_t applied = 0;
+  for (const auto& rule : r.iterations.back().rules) applied += rule.applied;
+  EXPECT_EQ(applied, r.iterations.back().applied);
+}
+
 TEST(Runner, TimeLimit) {
   EGraph eg;
   eg.add_term(RecExpr::parse("(+ a (+ b (+ c (+ d (+ e (+ f g))))))"));

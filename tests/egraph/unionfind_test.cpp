@@ -1,4 +1,5 @@
 #include "tilesat/egraph/id_vec.h"
+#include "tilesat/egraph/pod_vec.h"
 #include "tilesat/egraph/unionfind.h"
 
 #include <gtest/gtest.h>
@@ -28,7 +29,9 @@ TEST(IdVec, InlineThenHeapThenShrink) {
   IdVec v;
   v.push_back(3);
   v.push_back(7);
-  EXPECT_EQ(v.heap_bytes(), 0u);
+  v.push_back(9);
+  EXPECT_EQ(v.heap_bytes(), 0u); // three ids fit inline
+  v.truncate(2);
   for (std::uint32_t i = 0; i < 100; ++i) v.push_back(i);
   ASSERT_EQ(v.size(), 102u);
   EXPECT_EQ(v[0], 3u);
@@ -42,6 +45,36 @@ TEST(IdVec, InlineThenHeapThenShrink) {
   EXPECT_EQ(m.heap_bytes(), 0u);
   EXPECT_EQ(m[1], 7u);
   EXPECT_EQ(w[101], 99u);
+}
+
+TEST(PodVec, GrowsPastTheBigBlockSizeKeepingItsEntries) {
+  PodVec<std::uint32_t> v;
+  const std::uint32_t n = 3 * (1u << 20) / sizeof(std::uint32_t); // three big blocks' worth
+  for (std::uint32_t i = 0; i < n; ++i) v.push_back(i * 7);
+  ASSERT_EQ(v.size(), n);
+  EXPECT_GE(v.memory_bytes(), n * sizeof(std::uint32_t));
+  EXPECT_EQ(v[0], 0u);
+  EXPECT_EQ(v[n / 2], n / 2 * 7);
+  EXPECT_EQ(v.back(), (n - 1) * 7);
+  PodVec<std::uint32_t> w = std::move(v);
+  EXPECT_TRUE(v.empty());
+  EXPECT_EQ(w.size(), n);
+  w.resize(10);
+  w.resize(12, 5);
+  EXPECT_EQ(w[9], 63u);
+  EXPECT_EQ(w[11], 5u);
+}
+
+TEST(PodVec, DestroysOwningElements) {
+  PodVec<IdVec> lists; // IdVec owns a heap block: ASan reports a leak if it is not freed
+  for (std::uint32_t i = 0; i < 1000; ++i) {
+    IdVec& l = lists.emplace_back();
+    for (std::uint32_t k = 0; k <= i % 9; ++k) l.push_back(k);
+  }
+  EXPECT_EQ(lists[8].size(), 9u);
+  EXPECT_EQ(lists[8][8], 8u);
+  lists.pop_back();
+  EXPECT_EQ(lists.size(), 999u);
 }
 
 } // namespace tilesat::egraph

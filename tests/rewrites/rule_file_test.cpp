@@ -71,7 +71,8 @@ TEST(RuleFile, GuardErrorsInOpSetRulesPointAtTheRuleLine) {
 TEST(RuleFile, ControlCharactersAreAnErrorNotAHang) {
   EXPECT_EQ(load_error(std::string("r: (neg \x01 ?x) => ?x")),
             "bad.rules:1:9: error: expected an expression, got the control character 0x01");
-  EXPECT_EQ(load_error(std::string("r: (matm\x01\0\0ul ?x) => ?x", 26)),
+  constexpr char kWithNuls[] = "r: (matm\x01\0\0ul ?x) => ?x";
+  EXPECT_EQ(load_error(std::string(kWithNuls, sizeof kWithNuls - 1)),
             "bad.rules:1:9: error: expected an expression, got the control character 0x01");
 }
 

@@ -15,8 +15,11 @@
 
 #include "tilesat/egraph/enode.h"
 #include "tilesat/egraph/id.h"
+#include "tilesat/egraph/pod_vec.h"
 
 #include <algorithm>
+#include <deque>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -90,7 +93,9 @@ protected:
   T& data_mut(Id cls) { return data_[cls]; }
 
 private:
-  std::vector<T> data_;
+  // Both grow without copying the whole table (and holding two copies) as the e-graph grows:
+  // a PodVec by realloc for plain data, a deque in blocks otherwise.
+  std::conditional_t<detail::is_relocatable<T>::value, PodVec<T>, std::deque<T>> data_;
 };
 
 } // namespace tilesat::egraph

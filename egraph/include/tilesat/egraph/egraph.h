@@ -23,6 +23,7 @@
 #include "tilesat/egraph/hashcons.h"
 #include "tilesat/egraph/id.h"
 #include "tilesat/egraph/id_vec.h"
+#include "tilesat/egraph/pod_vec.h"
 #include "tilesat/egraph/symbol.h"
 #include "tilesat/egraph/term.h"
 #include "tilesat/egraph/unionfind.h"
@@ -36,6 +37,18 @@
 #include <vector>
 
 namespace tilesat::egraph {
+namespace detail {
+
+/// The node and parent lists of one e-class (indexed by id; empty for non-root ids).
+struct ClassRecord {
+  IdVec nodes;
+  IdVec parents;
+};
+
+} // namespace detail
+
+template <>
+struct detail::is_relocatable<detail::ClassRecord> : std::true_type {};
 
 class EGraph {
 public:
@@ -102,7 +115,7 @@ public:
 
   /// Unions the classes of `a` and `b`; true if they were different. Congruence is restored
   /// by the next `rebuild()`. In a rule union `a` is the left side's instance.
-  bool merge(Id a, Id b, Justification why = Justification::reason("merge"));
+  bool merge(Id a, Id b, Justification why = Justification::merge());
 
   /// Restores congruence closure and the hash-cons invariant after a batch of adds and
   /// merges; returns the number of unions it performed.
@@ -172,17 +185,14 @@ public:
   std::optional<Id> find_term_id(const RecExpr& term) const;
 
 private:
-  struct ClassRecord {
-    IdVec nodes;
-    IdVec parents;
-  };
+  using ClassRecord = detail::ClassRecord;
 
   void attach_analysis(std::unique_ptr<Analysis> a);
   std::uint32_t hash_node(Symbol op, AttrId attrs, std::span<const Id> children) const;
   bool node_equals(NodeId n, Symbol op, AttrId attrs, std::span<const Id> children) const;
   Id lookup_canonical(Symbol op, AttrId attrs, std::span<const Id> canon, std::uint32_t h) const;
   Id add_new_node(Symbol op, AttrId attrs, std::span<const Id> canon, std::span<const Id> orig,
-                  std::uint32_t h);
+                  std::uint32_t h, std::size_t slot);
   bool merge_roots(Id a, Id b);
   bool repair(NodeId n);
   void rebuild_classes();
@@ -197,10 +207,10 @@ private:
   }
 
   UnionFind uf_;
-  std::vector<detail::NodeRecord> nodes_;
-  std::vector<Id> children_;
+  PodVec<detail::NodeRecord> nodes_;
+  PodVec<Id> children_;
   detail::IdHashTable memo_;
-  std::vector<ClassRecord> classes_;
+  PodVec<ClassRecord> classes_;
   AttrTable attr_table_;
   std::vector<std::unique_ptr<Analysis>> analyses_;
   std::unique_ptr<detail::ProofForest> proofs_;
@@ -221,7 +231,7 @@ private:
 
 template <class T>
 void AnalysisOf<T>::on_add(const EGraph& eg, Id id) {
-  if (data_.size() <= id) data_.resize(std::max<std::size_t>(id + 1, data_.size() * 3 / 2));
+  if (data_.size() <= id) data_.resize(id + 1);
   data_[id] = make(eg, eg.node(id));
 }
 

@@ -41,7 +41,15 @@ struct Justification {
   static Justification reason(std::string_view name) {
     return {Kind::kReason, Symbol::intern(name)};
   }
-  static Justification congruence() { return {Kind::kCongruence, Symbol::intern("congruence")}; }
+  static Justification congruence() {
+    static const Symbol name = Symbol::intern("congruence");
+    return {Kind::kCongruence, name};
+  }
+  /// The default reason of `EGraph::merge` ("merge"), interned once.
+  static Justification merge() {
+    static const Symbol name = Symbol::intern("merge");
+    return {Kind::kReason, name};
+  }
 };
 
 enum class Direction : std::uint8_t { kForward, kBackward };

@@ -12,6 +12,7 @@
 #pragma once
 
 #include "tilesat/egraph/id.h"
+#include "tilesat/egraph/pod_vec.h"
 
 #include <cstdint>
 #include <vector>
@@ -20,11 +21,11 @@ namespace tilesat::egraph::detail {
 
 class IdHashTable {
 public:
-  IdHashTable() { slots_.assign(kMinCapacity, Slot{0, kNoId}); }
+  IdHashTable() { allocate(slots_, kMinCapacity); }
 
   std::size_t size() const { return size_; }
   std::size_t capacity() const { return slots_.size(); }
-  std::size_t memory_bytes() const { return slots_.capacity() * sizeof(Slot); }
+  std::size_t memory_bytes() const { return slots_.memory_bytes(); }
 
   /// The id whose key has hash `h` and satisfies `eq(id)`, or kNoId.
   template <class Eq>
@@ -35,6 +36,29 @@ public:
       if (s.id == kNoId) return kNoId;
       if (s.hash == h && eq(s.id)) return s.id;
     }
+  }
+
+  /// As find(); on a miss `slot` is where an entry with hash `h` goes (see insert_at).
+  template <class Eq>
+  Id find_slot(std::uint32_t h, Eq&& eq, std::size_t& slot) const {
+    std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = h & mask;; i = (i + 1) & mask) {
+      const Slot& s = slots_[i];
+      if (s.id == kNoId) {
+        slot = i;
+        return kNoId;
+      }
+      if (s.hash == h && eq(s.id)) return s.id;
+    }
+  }
+  /// Inserts `id` at the slot find_slot() gave for `h`, with no change to the table since.
+  void insert_at(std::size_t slot, std::uint32_t h, Id id) {
+    if ((size_ + 1) * 10 > slots_.size() * 7) {
+      insert(h, id);
+      return;
+    }
+    slots_[slot] = Slot{h, id};
+    ++size_;
   }
 
   /// Inserts `id` (whose key must not be present already).
@@ -89,9 +113,14 @@ private:
   };
   static constexpr std::size_t kMinCapacity = 64;
 
+  static void allocate(PodVec<Slot>& slots, std::size_t n) {
+    slots.reserve(n); // big tables are mapped with huge pages (random probes, few TLB misses)
+    slots.resize(n, Slot{0, kNoId});
+  }
+
   void grow() {
-    std::vector<Slot> old = std::move(slots_);
-    slots_.assign(old.size() * 2, Slot{0, kNoId});
+    PodVec<Slot> old = std::move(slots_);
+    allocate(slots_, old.size() * 2);
     std::size_t mask = slots_.size() - 1;
     for (const Slot& s : old) {
       if (s.id == kNoId) continue;
@@ -101,7 +130,7 @@ private:
     }
   }
 
-  std::vector<Slot> slots_;
+  PodVec<Slot> slots_;
   std::size_t size_ = 0;
 };
 

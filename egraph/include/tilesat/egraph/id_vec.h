@@ -2,15 +2,17 @@
 //
 // An e-graph holds two lists per e-class; with std::vector (24 bytes and a heap block each)
 // and millions of classes that overhead dominates memory and malloc time. Most classes hold
-// one or two nodes and parents, so up to two ids live inline in the 16 bytes; longer lists use
-// a heap block grown with realloc (ids are trivially copyable). Pointers into an inline list
-// move with the IdVec.
+// one to three nodes and parents, so up to three ids live inline in the 16 bytes (beside the
+// size); longer lists use a heap block grown with realloc (ids are trivially copyable).
+// Pointers into an inline list move with the IdVec.
 //
 //   tilesat::egraph::IdVec v;
 //   v.push_back(3);
 //   v.push_back(7);
 //   for (auto id : v) use(id);   // 3, 7
 #pragma once
+
+#include "tilesat/egraph/pod_vec.h"
 
 #include <cstdint>
 #include <cstdlib>
@@ -23,94 +25,105 @@ namespace tilesat::egraph {
 
 class IdVec {
 public:
-  IdVec() { local_[0] = local_[1] = 0; }
-  IdVec(const IdVec& other) : IdVec() { assign(other.data(), other.size_); }
-  IdVec(IdVec&& other) noexcept : size_(other.size_), cap_(other.cap_) {
-    std::memcpy(&heap_, &other.heap_, sizeof(heap_));
-    other.reset_inline();
+  IdVec() = default;
+  IdVec(const IdVec& other) : IdVec() { assign(other.data(), other.size()); }
+  IdVec(IdVec&& other) noexcept : size_(other.size_) {
+    std::memcpy(w_, other.w_, sizeof(w_));
+    other.size_ = 0;
   }
   IdVec& operator=(const IdVec& other) {
-    if (this != &other) assign(other.data(), other.size_);
+    if (this != &other) assign(other.data(), other.size());
     return *this;
   }
   IdVec& operator=(IdVec&& other) noexcept {
     if (this == &other) return *this;
     release();
-    std::memcpy(&heap_, &other.heap_, sizeof(heap_));
+    std::memcpy(w_, other.w_, sizeof(w_));
     size_ = other.size_;
-    cap_ = other.cap_;
-    other.reset_inline();
+    other.size_ = 0;
     return *this;
   }
   ~IdVec() {
-    if (cap_ != 0) std::free(heap_);
+    if (on_heap()) std::free(heap());
   }
 
-  std::uint32_t size() const { return size_; }
-  std::uint32_t capacity() const { return cap_ == 0 ? kInline : cap_; }
+  std::uint32_t size() const { return size_ & kSizeMask; }
+  std::uint32_t capacity() const { return on_heap() ? w_[0] : kInline; }
   /// Heap bytes held (0 while inline).
-  std::size_t heap_bytes() const { return cap_ * sizeof(std::uint32_t); }
-  bool empty() const { return size_ == 0; }
-  std::uint32_t* data() { return cap_ == 0 ? local_ : heap_; }
-  const std::uint32_t* data() const { return cap_ == 0 ? local_ : heap_; }
+  std::size_t heap_bytes() const { return on_heap() ? w_[0] * sizeof(std::uint32_t) : 0; }
+  bool empty() const { return size() == 0; }
+  std::uint32_t* data() { return on_heap() ? heap() : w_; }
+  const std::uint32_t* data() const { return on_heap() ? heap() : w_; }
   std::uint32_t* begin() { return data(); }
-  std::uint32_t* end() { return data() + size_; }
+  std::uint32_t* end() { return data() + size(); }
   const std::uint32_t* begin() const { return data(); }
-  const std::uint32_t* end() const { return data() + size_; }
+  const std::uint32_t* end() const { return data() + size(); }
   std::uint32_t operator[](std::uint32_t i) const { return data()[i]; }
   std::uint32_t& operator[](std::uint32_t i) { return data()[i]; }
-  std::span<const std::uint32_t> span() const { return {data(), size_}; }
-  std::uint32_t back() const { return data()[size_ - 1]; }
+  std::span<const std::uint32_t> span() const { return {data(), size()}; }
+  std::uint32_t back() const { return data()[size() - 1]; }
 
   void push_back(std::uint32_t v) {
-    if (size_ == capacity()) grow(size_ + 1);
-    data()[size_++] = v;
+    std::uint32_t n = size();
+    if (n == capacity()) grow(n + 1);
+    data()[n] = v;
+    ++size_;
   }
   void append(std::span<const std::uint32_t> vs) {
     if (vs.empty()) return;
-    reserve(size_ + static_cast<std::uint32_t>(vs.size()));
-    std::memcpy(data() + size_, vs.data(), vs.size() * sizeof(std::uint32_t));
+    std::uint32_t n = size();
+    reserve(n + static_cast<std::uint32_t>(vs.size()));
+    std::memcpy(data() + n, vs.data(), vs.size() * sizeof(std::uint32_t));
     size_ += static_cast<std::uint32_t>(vs.size());
   }
   void reserve(std::uint32_t n) {
     if (n > capacity()) grow(n);
   }
   /// Shrinks to `n` elements (n <= size()).
-  void truncate(std::uint32_t n) { size_ = n; }
-  void clear() { size_ = 0; }
+  void truncate(std::uint32_t n) { size_ = (size_ & kHeapBit) | n; }
+  void clear() { truncate(0); }
   /// Frees the storage.
   void release() {
-    if (cap_ != 0) std::free(heap_);
-    reset_inline();
+    if (on_heap()) std::free(heap());
+    size_ = 0;
   }
   /// Frees unused capacity when the list became much smaller than its storage.
   void shrink_if_sparse() {
-    if (cap_ == 0 || size_ * 4 >= cap_) return;
-    if (size_ <= kInline) {
-      std::uint32_t* old = heap_;
-      std::uint32_t n = size_;
-      local_[0] = n > 0 ? old[0] : 0;
-      local_[1] = n > 1 ? old[1] : 0;
+    std::uint32_t n = size();
+    if (!on_heap() || n * 4 >= w_[0]) return;
+    if (n <= kInline) {
+      std::uint32_t* old = heap();
+      std::uint32_t tmp[kInline] = {};
+      std::memcpy(tmp, old, n * sizeof(std::uint32_t));
       std::free(old);
-      cap_ = 0;
+      std::memcpy(w_, tmp, sizeof(w_));
+      size_ = n;
       return;
     }
-    set_heap_capacity(size_);
+    set_heap_capacity(n);
   }
 
 private:
-  static constexpr std::uint32_t kInline = 2;
+  static constexpr std::uint32_t kInline = 3;
+  static constexpr std::uint32_t kHeapBit = 0x80000000u;
+  static constexpr std::uint32_t kSizeMask = 0x7fffffffu;
 
-  void reset_inline() {
-    local_[0] = local_[1] = 0;
-    size_ = 0;
-    cap_ = 0;
+  bool on_heap() const { return (size_ & kHeapBit) != 0; }
+  std::uint32_t* heap() const {
+    std::uint32_t* p;
+    std::memcpy(&p, &w_[1], sizeof(p));
+    return p;
+  }
+  void set_heap(std::uint32_t* p, std::uint32_t cap) {
+    w_[0] = cap;
+    std::memcpy(&w_[1], &p, sizeof(p));
+    size_ |= kHeapBit;
   }
   void assign(const std::uint32_t* src, std::uint32_t n) {
-    size_ = 0;
+    truncate(0);
     reserve(n);
     if (n != 0) std::memcpy(data(), src, n * sizeof(std::uint32_t));
-    size_ = n;
+    truncate(n);
   }
   void grow(std::uint32_t need) {
     std::uint32_t cap = capacity() * 2;
@@ -118,27 +131,27 @@ private:
     set_heap_capacity(cap);
   }
   void set_heap_capacity(std::uint32_t cap) {
-    if (cap_ == 0) {
-      auto* p = static_cast<std::uint32_t*>(std::malloc(std::size_t{cap} * sizeof(std::uint32_t)));
+    std::size_t bytes = std::size_t{cap} * sizeof(std::uint32_t);
+    if (!on_heap()) {
+      auto* p = static_cast<std::uint32_t*>(std::malloc(bytes));
       if (p == nullptr) throw std::bad_alloc();
-      std::memcpy(p, local_, size_ * sizeof(std::uint32_t));
-      heap_ = p;
+      std::memcpy(p, w_, size() * sizeof(std::uint32_t));
+      set_heap(p, cap);
     } else {
-      void* p = std::realloc(heap_, std::size_t{cap} * sizeof(std::uint32_t));
+      void* p = std::realloc(heap(), bytes);
       if (p == nullptr) throw std::bad_alloc();
-      heap_ = static_cast<std::uint32_t*>(p);
+      set_heap(static_cast<std::uint32_t*>(p), cap);
     }
-    cap_ = cap;
   }
 
-  union {
-    std::uint32_t* heap_;
-    std::uint32_t local_[kInline];
-  };
-  std::uint32_t size_ = 0;
-  std::uint32_t cap_ = 0; // 0: the ids are inline in local_
+  std::uint32_t size_ = 0;        // bit 31: the ids are in a heap block
+  std::uint32_t w_[kInline] = {}; // inline ids, or capacity and the heap block's address
 };
 
 static_assert(sizeof(IdVec) == 16);
+
+/// An IdVec owns its heap block through a plain pointer: memcpy moves it.
+template <>
+struct detail::is_relocatable<IdVec> : std::true_type {};
 
 } // namespace tilesat::egraph

@@ -99,7 +99,20 @@ private:
   std::vector<PatternNode> nodes_;
   std::vector<std::string> var_names_;
   std::uint32_t num_class_vars_ = 0;
+  /// One node of the pattern, flattened for instantiate(): children are
+  /// build_children_[first, first + arity).
+  struct BuildStep {
+    PatternNode::Kind kind;
+    bool attrs_vary;   // kOp with attribute variables: the payload is interned per match
+    std::uint32_t var; // kVar: the variable's index
+    Symbol op;         // kOp; `const` for kLiteral
+    std::uint32_t first;
+    std::uint32_t arity;
+  };
+
   detail::Program program_;
+  std::vector<BuildStep> build_;
+  std::vector<std::uint32_t> build_children_;
   mutable std::vector<AttrId> attr_cache_;   // per node: its constant payload's id
   mutable std::uint64_t attr_cache_uid_ = 0; // the e-graph attr_cache_ belongs to
 };

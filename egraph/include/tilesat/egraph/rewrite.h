@@ -22,6 +22,7 @@
 
 #include <functional>
 #include <initializer_list>
+#include <limits>
 #include <memory>
 #include <span>
 #include <string>
@@ -122,9 +123,10 @@ public:
   void search(const EGraph& eg, Matches& out, std::size_t limit) const {
     searcher_->search(eg, out, limit);
   }
-  /// Applies the matches (guards first) and unions each result with its match's class.
-  ApplyResult apply(EGraph& eg, const Matches& matches,
-                    const DeclineHook* on_decline = nullptr) const;
+  /// Applies the matches (guards first) and unions each result with its match's class;
+  /// stops early once the e-graph holds more than `node_limit` e-nodes.
+  ApplyResult apply(EGraph& eg, const Matches& matches, const DeclineHook* on_decline = nullptr,
+                    std::size_t node_limit = std::numeric_limits<std::size_t>::max()) const;
 
   std::string to_string() const;
 

@@ -93,7 +93,8 @@ public:
 
   /// Maximum iterations. Default 30.
   RunnerConfig& with_iter_limit(std::size_t n);
-  /// Maximum e-nodes (checked between rules and iterations). Default 10,000.
+  /// Maximum e-nodes (checked after each applied match and between iterations). Default
+  /// 10,000.
   RunnerConfig& with_node_limit(std::size_t n);
   /// Maximum wall time. Default 5 seconds.
   RunnerConfig& with_time_limit(std::chrono::duration<double> t);

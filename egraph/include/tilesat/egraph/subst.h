@@ -12,8 +12,10 @@
 
 #include "tilesat/egraph/attr.h"
 #include "tilesat/egraph/id.h"
+#include "tilesat/egraph/pod_vec.h"
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace tilesat::egraph {
@@ -68,15 +70,16 @@ public:
   std::uint32_t num_class_vars() const { return num_class_vars_; }
   /// Appends one record (`stride()` words) and returns it for filling.
   Id* append() {
-    words_.resize(words_.size() + stride_);
-    return words_.data() + words_.size() - stride_;
+    std::size_t at = words_.size();
+    words_.resize(at + stride_, kNoId);
+    return words_.data() + at;
   }
   void truncate(std::size_t n) { words_.resize(n * stride_); }
-  std::vector<Id>& words() { return words_; }
-  const std::vector<Id>& words() const { return words_; }
+  std::span<const Id> words() const { return {words_.data(), words_.size()}; }
 
 private:
-  std::vector<Id> words_;
+  PodVec<Id> words_; // grown with realloc: large match sets do not hold two copies
+
   std::uint32_t num_class_vars_ = 0;
   std::uint32_t stride_ = 1;
 };

@@ -11,6 +11,7 @@
 #pragma once
 
 #include "tilesat/egraph/id.h"
+#include "tilesat/egraph/pod_vec.h"
 
 #include <cstdint>
 #include <vector>
@@ -47,10 +48,10 @@ public:
   /// Makes `root` the representative of `other`'s set; both must be roots.
   void union_roots(Id root, Id other) { parents_[other] = root; }
 
-  std::size_t memory_bytes() const { return parents_.capacity() * sizeof(Id); }
+  std::size_t memory_bytes() const { return parents_.memory_bytes(); }
 
 private:
-  std::vector<Id> parents_;
+  PodVec<Id> parents_;
 };
 
 } // namespace tilesat::egraph

@@ -21,6 +21,29 @@ Attrs matmul_attrs(MatmulOptions o) {
   return a;
 }
 
+// Window attributes that differ from the op table's defaults.
+void set_window(Attrs& a, const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
+                const std::vector<int64_t>& dilation) {
+  if (stride != IntList{1, 1}) a.set("stride", stride);
+  if (padding != IntList{0, 0, 0, 0}) a.set("padding", padding);
+  if (dilation != IntList{1, 1}) a.set("dilation", dilation);
+}
+
+Attrs conv_attrs(const Conv2dOptions& o) {
+  Attrs a;
+  set_window(a, o.stride, o.padding, o.dilation);
+  if (o.groups != 1) a.set("groups", o.groups);
+  return a;
+}
+
+Attrs pool_attrs(std::vector<int64_t> kernel_size, const Pool2dOptions& o) {
+  Attrs a;
+  a.set("kernel_size", std::move(kernel_size));
+  set_window(a, o.stride, o.padding, o.dilation);
+  if (o.ceil_mode) a.set("ceil_mode", true);
+  return a;
+}
+
 } // namespace
 
 Value Builder::input(std::string name, Shape shape, DType dtype) {
@@ -101,6 +124,9 @@ Value Builder::maximum(Value a, Value b, BinaryOptions o) {
 Value Builder::minimum(Value a, Value b, BinaryOptions o) {
   return binary(OpKind::Minimum, a, b, o);
 }
+Value Builder::pow(Value a, Value b, BinaryOptions o) {
+  return binary(OpKind::Pow, a, b, o);
+}
 Value Builder::add_relu(Value a, Value b, BinaryOptions o) {
   return binary(OpKind::AddRelu, a, b, o);
 }
@@ -149,6 +175,9 @@ Value Builder::rsqrt(Value x) {
 Value Builder::reciprocal(Value x) {
   return unary(OpKind::Reciprocal, x);
 }
+Value Builder::erf(Value x) {
+  return unary(OpKind::Erf, x);
+}
 
 Value Builder::transpose(Value x, int64_t dim0, int64_t dim1) {
   return op(OpKind::Transpose, {x}, attrs({{"dim0", dim0}, {"dim1", dim1}}));
@@ -187,6 +216,12 @@ Value Builder::typecast(Value x, DType dtype) {
   return op(OpKind::Typecast, {x}, attrs({{"dtype", dtype}}));
 }
 
+Value Builder::take(Value data, Value indices, int64_t dim) {
+  Attrs a;
+  if (dim != 0) a.set("dim", dim);
+  return op(OpKind::Take, {data, indices}, std::move(a));
+}
+
 Value Builder::reduce(OpKind kind, Value x, ReduceOptions o) {
   Attrs a;
   if (!o.dims.empty()) a.set("dim_arg", std::move(o.dims));
@@ -206,6 +241,38 @@ Value Builder::max(Value x, ReduceOptions o) {
 
 Value Builder::softmax(Value x, int64_t dim) {
   return op(OpKind::Softmax, {x}, attrs({{"dimension", dim}}));
+}
+
+Value Builder::layer_norm(Value x, const Value* scale, const Value* bias, int64_t axis,
+                          double epsilon) {
+  if (bias != nullptr && scale == nullptr) {
+    throw Error("'ttir.layer_norm': expected a scale when a bias is given, got none");
+  }
+  Attrs a;
+  if (axis != -1) a.set("axis", axis);
+  if (epsilon != 1e-5) a.set("epsilon", epsilon);
+  std::vector<Value> operands{x};
+  if (scale != nullptr) operands.push_back(*scale);
+  if (bias != nullptr) operands.push_back(*bias);
+  return op(OpKind::LayerNorm, operands, std::move(a));
+}
+
+Value Builder::conv2d(Value x, Value weight, Conv2dOptions o) {
+  return op(OpKind::Conv2d, {x, weight}, conv_attrs(o));
+}
+
+Value Builder::conv2d(Value x, Value weight, Value bias, Conv2dOptions o) {
+  return op(OpKind::Conv2d, {x, weight, bias}, conv_attrs(o));
+}
+
+Value Builder::max_pool2d(Value x, std::vector<int64_t> kernel_size, Pool2dOptions o) {
+  return op(OpKind::MaxPool2d, {x}, pool_attrs(std::move(kernel_size), o));
+}
+
+Value Builder::avg_pool2d(Value x, std::vector<int64_t> kernel_size, Pool2dOptions o) {
+  Attrs a = pool_attrs(std::move(kernel_size), o);
+  if (o.count_include_pad) a.set("count_include_pad", true);
+  return op(OpKind::AvgPool2d, {x}, std::move(a));
 }
 
 } // namespace tilesat

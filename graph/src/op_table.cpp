@@ -48,6 +48,22 @@ std::vector<AttrSpec> reduce_attrs() {
           defaulted("keep_dim", AttrKind::Bool, false, "keep reduced dims as extent 1")};
 }
 
+std::vector<AttrSpec> window_attrs() {
+  return {
+      defaulted("stride", AttrKind::IntList, IntList{1, 1}, "[height, width] step of the window"),
+      defaulted("padding", AttrKind::IntList, IntList{0, 0, 0, 0},
+                "implicit padding [top, left, bottom, right]"),
+      defaulted("dilation", AttrKind::IntList, IntList{1, 1},
+                "[height, width] spacing of the kernel taps")};
+}
+std::vector<AttrSpec> pool_attrs() {
+  std::vector<AttrSpec> a = window_attrs();
+  a.insert(a.begin(), required("kernel_size", AttrKind::IntList, "[height, width] of the window"));
+  a.push_back(defaulted("ceil_mode", AttrKind::Bool, false,
+                        "round the output extent up (a last partial window is kept)"));
+  return a;
+}
+
 std::string_view name_of(OpKind kind) {
   static constexpr std::array<std::string_view, kNumOpKinds> names = {
 #define TILESAT_OP(Enum, name) name,
@@ -113,6 +129,7 @@ std::vector<Entry> entries() {
       {OpKind::Divide, 2, 2, kBinary, binary_attrs(), "a / b", infer_binary, eval_divide},
       {OpKind::Maximum, 2, 2, kMonoid, binary_attrs(), "max(a, b)", infer_binary, eval_maximum},
       {OpKind::Minimum, 2, 2, kMonoid, binary_attrs(), "min(a, b)", infer_binary, eval_minimum},
+      {OpKind::Pow, 2, 2, kBinary, binary_attrs(), "a ^ b", infer_binary, eval_pow},
       {OpKind::Relu, 1, 1, kUnary | bits(Idempotent), {}, "max(x, 0)", infer_unary, eval_relu},
       {OpKind::Gelu, 1, 1, kUnary, {}, "x * Phi(x), the exact erf form", infer_unary, eval_gelu},
       {OpKind::Exp, 1, 1, kUnary, {}, "e^x", infer_unary, eval_exp},
@@ -127,6 +144,7 @@ std::vector<Entry> entries() {
       {OpKind::Rsqrt, 1, 1, kUnary, {}, "1 / sqrt(x)", infer_unary, eval_rsqrt},
       // Not an involution in floating point: 1 / (1 / x) can differ from x in the last bit.
       {OpKind::Reciprocal, 1, 1, kUnary, {}, "1 / x", infer_unary, eval_reciprocal},
+      {OpKind::Erf, 1, 1, kUnary, {}, "the error function", infer_unary, eval_erf},
       {OpKind::Transpose,
        1,
        1,
@@ -188,6 +206,15 @@ std::vector<Entry> entries() {
        "converts elements to dtype (to i32: truncation toward zero)",
        infer_typecast,
        eval_typecast},
+      {OpKind::Take,
+       2,
+       2,
+       kData,
+       {defaulted("dim", AttrKind::Int, int64_t{0}, "the dim of the data operand indexed")},
+       "picks slices of data (operand 0) along dim by i32 indices (operand 1; negative counts "
+       "from the end); result shape: data dims before dim, indices dims, data dims after dim",
+       infer_take,
+       eval_take},
       {OpKind::Sum, 1, 1, kReduce, reduce_attrs(), "sum over dims", infer_reduce, eval_sum},
       {OpKind::Mean, 1, 1, kReduce, reduce_attrs(), "mean over dims", infer_reduce, eval_mean},
       {OpKind::Max, 1, 1, kReduce, reduce_attrs(), "maximum over dims", infer_reduce, eval_max},
@@ -199,6 +226,40 @@ std::vector<Entry> entries() {
        "exp(x) / sum(exp(x)) along dimension",
        infer_softmax,
        eval_softmax},
+      {OpKind::LayerNorm,
+       1,
+       3,
+       0,
+       {defaulted("axis", AttrKind::Int, int64_t{-1},
+                  "the first normalized dim; dims from it "
+                  "to the last are normalized together"),
+        defaulted("epsilon", AttrKind::Float, 1e-5, "added to the variance")},
+       "(x - mean) / sqrt(variance + epsilon) over dims [axis, rank), times an optional scale "
+       "(operand 1) plus an optional bias (operand 2), both broadcast over those dims",
+       infer_layer_norm,
+       eval_layer_norm},
+      {OpKind::Conv2d, 2, 3, 0,
+       [] {
+         std::vector<AttrSpec> a = window_attrs();
+         a.push_back(defaulted("groups", AttrKind::Int, int64_t{1},
+                               "channel groups; each output channel sees in_channels / groups "
+                               "input channels"));
+         return a;
+       }(),
+       "2-D cross-correlation of an NCHW input with an OIHW weight (O out channels, I in "
+       "channels per group) plus an optional bias of O elements",
+       infer_conv2d, eval_conv2d},
+      {OpKind::MaxPool2d, 1, 1, 0, pool_attrs(),
+       "maximum over each window of an NCHW input (padding never wins)", infer_pool2d,
+       eval_max_pool2d},
+      {OpKind::AvgPool2d, 1, 1, 0,
+       [] {
+         std::vector<AttrSpec> a = pool_attrs();
+         a.push_back(defaulted("count_include_pad", AttrKind::Bool, false,
+                               "divide by the window size including padded positions"));
+         return a;
+       }(),
+       "mean over each window of an NCHW input", infer_pool2d, eval_avg_pool2d},
       {OpKind::AddRelu, 2, 2, kBinary | bits(Commutative) | bits(Fused), binary_attrs(),
        "relu(a + b)", infer_binary, eval_add_relu},
       {OpKind::FusedEltwise,

@@ -75,7 +75,7 @@ TEST(OpTable, EveryKindHasOneConsistentEntry) {
     }
   }
   EXPECT_EQ(op_by_name("ttir.add"), std::nullopt);
-  EXPECT_EQ(op_by_name("conv2d"), std::nullopt);
+  EXPECT_EQ(op_by_name("conv3d"), std::nullopt);
 }
 
 TEST(OpTable, Traits) {

@@ -139,6 +139,9 @@ Tensor eval_maximum(const EvalArgs& in) {
 Tensor eval_minimum(const EvalArgs& in) {
   return binary(in, [](float a, float b) { return std::min(a, b); });
 }
+Tensor eval_pow(const EvalArgs& in) {
+  return binary(in, [](float a, float b) { return std::pow(a, b); });
+}
 Tensor eval_add_relu(const EvalArgs& in) {
   return binary(in, [](float a, float b) { return relu(a + b); });
 }
@@ -185,6 +188,10 @@ Tensor eval_rsqrt(const EvalArgs& in) {
 }
 Tensor eval_reciprocal(const EvalArgs& in) {
   return unary(in, [](float x) { return 1.0f / x; });
+}
+
+Tensor eval_erf(const EvalArgs& in) {
+  return unary(in, [](float x) { return std::erf(x); });
 }
 
 } // namespace tilesat::ops

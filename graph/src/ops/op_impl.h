@@ -60,6 +60,7 @@ TILESAT_EVAL(multiply)
 TILESAT_EVAL(divide)
 TILESAT_EVAL(maximum)
 TILESAT_EVAL(minimum)
+TILESAT_EVAL(pow)
 TILESAT_EVAL(add_relu)
 TILESAT_EVAL(relu)
 TILESAT_EVAL(gelu)
@@ -74,6 +75,7 @@ TILESAT_EVAL(sigmoid)
 TILESAT_EVAL(sqrt)
 TILESAT_EVAL(rsqrt)
 TILESAT_EVAL(reciprocal)
+TILESAT_EVAL(erf)
 #undef TILESAT_EVAL
 
 // Data movement.
@@ -91,6 +93,8 @@ TensorType infer_slice(const InferArgs&);
 Tensor eval_slice(const EvalArgs&);
 TensorType infer_typecast(const InferArgs&);
 Tensor eval_typecast(const EvalArgs&);
+TensorType infer_take(const InferArgs&);
+Tensor eval_take(const EvalArgs&);
 
 // Reductions.
 TensorType infer_reduce(const InferArgs&);
@@ -99,6 +103,17 @@ Tensor eval_mean(const EvalArgs&);
 Tensor eval_max(const EvalArgs&);
 TensorType infer_softmax(const InferArgs&);
 Tensor eval_softmax(const EvalArgs&);
+
+// Normalization.
+TensorType infer_layer_norm(const InferArgs&);
+Tensor eval_layer_norm(const EvalArgs&);
+
+// Convolution and pooling over NCHW tensors.
+TensorType infer_conv2d(const InferArgs&);
+Tensor eval_conv2d(const EvalArgs&);
+TensorType infer_pool2d(const InferArgs&);
+Tensor eval_max_pool2d(const EvalArgs&);
+Tensor eval_avg_pool2d(const EvalArgs&);
 
 // Fused elementwise kernels (a tree of elementwise ops over the operands).
 TensorType infer_fused_eltwise(const InferArgs&);

@@ -40,6 +40,21 @@ struct BinaryOptions {
   std::vector<int64_t> broadcast_dims = {};
 };
 
+/// Window options of conv2d and the pools (NCHW); the defaults are those of the op table.
+struct Conv2dOptions {
+  std::vector<int64_t> stride = {1, 1};        // [height, width] step
+  std::vector<int64_t> padding = {0, 0, 0, 0}; // [top, left, bottom, right]
+  std::vector<int64_t> dilation = {1, 1};      // [height, width] tap spacing
+  int64_t groups = 1;                          // conv2d only
+};
+struct Pool2dOptions {
+  std::vector<int64_t> stride = {1, 1};
+  std::vector<int64_t> padding = {0, 0, 0, 0};
+  std::vector<int64_t> dilation = {1, 1};
+  bool ceil_mode = false;
+  bool count_include_pad = false; // avg_pool2d only
+};
+
 class Builder {
 public:
   explicit Builder(Graph& g) : g_(g) {}
@@ -76,6 +91,7 @@ public:
   Value divide(Value a, Value b, BinaryOptions o = {});
   Value maximum(Value a, Value b, BinaryOptions o = {});
   Value minimum(Value a, Value b, BinaryOptions o = {});
+  Value pow(Value a, Value b, BinaryOptions o = {});
   Value add_relu(Value a, Value b, BinaryOptions o = {});
   /// One fused elementwise kernel; `body` is its op tree over %0, %1, ... (fused_body.h).
   Value fused_eltwise(std::span<const Value> operands, std::string body);
@@ -94,6 +110,7 @@ public:
   Value sqrt(Value x);
   Value rsqrt(Value x);
   Value reciprocal(Value x);
+  Value erf(Value x);
 
   // Data movement.
   Value transpose(Value x, int64_t dim0, int64_t dim1);
@@ -107,12 +124,23 @@ public:
   Value slice(Value x, std::vector<int64_t> begins, std::vector<int64_t> ends,
               std::vector<int64_t> step = {});
   Value typecast(Value x, DType dtype);
+  /// Slices of `data` along `dim` picked by i32 `indices` (an embedding lookup with dim 0).
+  Value take(Value data, Value indices, int64_t dim = 0);
 
   // Reductions.
   Value sum(Value x, ReduceOptions o = {});
   Value mean(Value x, ReduceOptions o = {});
   Value max(Value x, ReduceOptions o = {});
   Value softmax(Value x, int64_t dim = -1);
+  // Normalization.
+  /// Normalizes over dims [axis, rank); `scale` and `bias` are optional (nullptr: none).
+  Value layer_norm(Value x, const Value* scale = nullptr, const Value* bias = nullptr,
+                   int64_t axis = -1, double epsilon = 1e-5);
+  // Convolution and pooling (NCHW input, OIHW weight).
+  Value conv2d(Value x, Value weight, Conv2dOptions o = {});
+  Value conv2d(Value x, Value weight, Value bias, Conv2dOptions o = {});
+  Value max_pool2d(Value x, std::vector<int64_t> kernel_size, Pool2dOptions o = {});
+  Value avg_pool2d(Value x, std::vector<int64_t> kernel_size, Pool2dOptions o = {});
 
 private:
   Value unary(OpKind kind, Value x) { return op(kind, {x}); }

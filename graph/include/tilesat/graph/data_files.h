@@ -1,0 +1,25 @@
+// Finding tilesat's data files (rule sets, device descriptors) at run time.
+//
+// Each kind of data lives in its own directory, looked up in order: $TILESAT_DATA_DIR/<kind>,
+// then the candidates a module passes (its source directory, for the build tree, then the
+// installed data directory).
+//
+//   std::string dir = find_data_dir("devices", {SOURCE_DIR, INSTALL_DIR});
+//   std::vector<std::string> names = data_file_names(dir, ".json");   // {"tiny", ...}
+#pragma once
+
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tilesat {
+
+/// The first existing directory of $TILESAT_DATA_DIR/`kind` and `candidates`; throws
+/// tilesat::Error listing every place tried.
+std::string find_data_dir(std::string_view kind, std::initializer_list<const char*> candidates);
+
+/// The names (without extension) of the regular files in `dir` ending in `extension`, sorted.
+std::vector<std::string> data_file_names(const std::string& dir, std::string_view extension);
+
+} // namespace tilesat

@@ -1,0 +1,39 @@
+// data_files.cpp: locating data directories and listing their files.
+#include "tilesat/graph/data_files.h"
+
+#include "tilesat/graph/diagnostic.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fmt/format.h>
+
+namespace tilesat {
+namespace fs = std::filesystem;
+
+std::string find_data_dir(std::string_view kind, std::initializer_list<const char*> candidates) {
+  std::vector<std::string> tried;
+  if (const char* env = std::getenv("TILESAT_DATA_DIR"); env != nullptr && *env != '\0') {
+    fs::path p = fs::path(env) / kind;
+    if (fs::is_directory(p)) return p.string();
+    tried.push_back(p.string());
+  }
+  for (const char* dir : candidates) {
+    if (fs::is_directory(dir)) return dir;
+    tried.emplace_back(dir);
+  }
+  throw Error(fmt::format("no {} directory found (tried {}; set TILESAT_DATA_DIR)", kind,
+                          fmt::join(tried, ", ")));
+}
+
+std::vector<std::string> data_file_names(const std::string& dir, std::string_view extension) {
+  std::vector<std::string> names;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    if (e.is_regular_file() && e.path().extension() == extension)
+      names.push_back(e.path().stem().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+} // namespace tilesat

@@ -1,0 +1,66 @@
+// Importing ONNX models (opsets 11 to 17) into tilesat graphs.
+//
+// The model is checked by the ONNX library's checker and shape inference, then converted node
+// by node: initializers become weight arguments (their data is returned beside the graph),
+// graph inputs without an initializer become input arguments, and shape-computing subgraphs
+// (Shape, Gather, Concat, Unsqueeze, ... over values known at import time) are folded to
+// constants. A Conv followed only by a BatchNormalization becomes one conv2d whose weights
+// hold the folded normalization. A model with ops tilesat does not support is rejected with
+// one error listing every unsupported op type and how often it occurs; a malformed file is a
+// tilesat::Error naming the file, never a crash.
+//
+//   tilesat::onnx::ImportedModel m = tilesat::onnx::import_file("resnet18.onnx");
+//   m.graph.num_ops();                                   // the ops of the model
+//   std::vector<Tensor> args = tilesat::onnx::arguments(m, /*seed=*/1);
+//   std::vector<Tensor> out = tilesat::evaluate(m.graph, args);
+#pragma once
+
+#include "tilesat/graph/graph.h"
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tilesat::onnx {
+
+/// How symbolic dims are resolved.
+///
+///   ImportOptions o;
+///   o.dim_values["batch"] = 1;   // every dim named "batch" becomes 1
+struct ImportOptions {
+  /// Extents for named (symbolic) dims of graph inputs; a symbolic dim without an entry here
+  /// is an error naming the input and the dim.
+  std::map<std::string, int64_t, std::less<>> dim_values;
+};
+
+/// An imported model: the graph, the data of its weight arguments, and where it came from.
+///
+///   ImportedModel m = import_file("model.onnx");
+///   const Tensor& w = m.weights.at("fc.weight");   // the initializer's values
+struct ImportedModel {
+  /// One function named "main"; arguments are inputs (role Input) and initializers (role
+  /// Weight), named as in the model (characters other than letters, digits and `_.$-` become
+  /// `_`).
+  Graph graph{"main"};
+  /// The values of every weight argument, by argument name, of the argument's type.
+  std::map<std::string, Tensor, std::less<>> weights;
+  /// The version of the default ("ai.onnx") opset the model imports.
+  int64_t opset = 0;
+  /// The model's producer_name, e.g. "pytorch".
+  std::string producer;
+};
+
+/// Reads and imports the model at `path`; throws tilesat::Error naming the file.
+ImportedModel import_file(const std::string& path, const ImportOptions& options = {});
+/// Imports the serialized ModelProto in `bytes`; `name` is what diagnostics call it.
+ImportedModel import_bytes(std::string_view bytes, const std::string& name,
+                           const ImportOptions& options = {});
+
+/// One tensor per argument of `m.graph`, in argument order: each weight's data from the
+/// model, each input drawn as by tilesat::random_arguments(graph, seed).
+std::vector<Tensor> arguments(const ImportedModel& m, uint64_t seed);
+
+} // namespace tilesat::onnx

@@ -1,0 +1,203 @@
+// conv.cpp: Conv (2-D; a BatchNormalization that alone reads it is folded into its weights),
+// BatchNormalization, MaxPool and AveragePool.
+#include "converters.h"
+
+#include <cmath>
+#include <fmt/format.h>
+#include <onnx/onnx_pb.h>
+
+namespace tilesat::onnx {
+
+namespace {
+
+struct Window2d {
+  std::vector<int64_t> kernel, stride, padding, dilation;
+};
+
+// Kernel, strides, pads ([top, left, bottom, right], as ONNX orders them) and dilations,
+// with auto_pad resolved against the input's spatial dims.
+Window2d window_of(NodeContext& c, const Shape& x, std::vector<int64_t> kernel) {
+  Window2d w;
+  w.kernel = std::move(kernel);
+  w.stride = c.attr_ints("strides", {1, 1});
+  w.dilation = c.attr_ints("dilations", {1, 1});
+  w.padding = c.attr_ints("pads", {0, 0, 0, 0});
+  if (w.kernel.size() != 2 || w.stride.size() != 2 || w.dilation.size() != 2 ||
+      w.padding.size() != 4) {
+    c.fail("expected a 2-D window (2 kernel dims, strides and dilations, 4 pads)");
+  }
+  for (int64_t v : w.stride) {
+    if (v < 1) c.fail(fmt::format("expected positive strides, got {}", v));
+  }
+  std::string auto_pad = c.attr_string("auto_pad", "NOTSET");
+  if (auto_pad == "VALID") {
+    w.padding = {0, 0, 0, 0};
+  } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+    for (size_t d = 0; d < 2; ++d) {
+      int64_t in = x[static_cast<int64_t>(d) + 2], s = w.stride[d];
+      int64_t out = (in + s - 1) / s;
+      int64_t total =
+          std::max<int64_t>(0, (out - 1) * s + (w.kernel[d] - 1) * w.dilation[d] + 1 - in);
+      int64_t small = total / 2;
+      w.padding[d] = auto_pad == "SAME_UPPER" ? small : total - small;
+      w.padding[d + 2] = total - w.padding[d];
+    }
+  } else if (auto_pad != "NOTSET") {
+    c.fail(fmt::format("unsupported 'auto_pad' \"{}\"", auto_pad));
+  }
+  return w;
+}
+
+void check_2d(NodeContext& c, const Shape& x) {
+  if (x.rank() != 4) {
+    c.fail(fmt::format("expected a 2-D (rank-4 NCHW) input, got rank {} (1-D and 3-D are not "
+                       "supported)",
+                       x.rank()));
+  }
+}
+
+// A BatchNormalization that only the conv's output feeds, with every parameter known.
+const ::onnx::NodeProto* foldable_batch_norm(NodeContext& c) {
+  Importer& im = c.importer();
+  const ::onnx::NodeProto* bn = im.sole_consumer(c.node().output(0));
+  if (bn == nullptr || bn->op_type() != "BatchNormalization" || bn->input_size() != 5 ||
+      bn->input(0) != c.node().output(0) || bn->output_size() != 1) {
+    return nullptr;
+  }
+  if (!c.input(1).data || (c.has_input(2) && !c.input(2).data)) return nullptr;
+  for (int i = 1; i < 5; ++i) {
+    if (!im.has_value(bn->input(i)) || !im.value(bn->input(i)).data) return nullptr;
+  }
+  for (const ::onnx::AttributeProto& a : bn->attribute()) {
+    if (a.name() == "training_mode" && a.i() != 0) return nullptr;
+  }
+  return bn;
+}
+
+float bn_epsilon(const ::onnx::NodeProto& bn) {
+  for (const ::onnx::AttributeProto& a : bn.attribute()) {
+    if (a.name() == "epsilon") return a.f();
+  }
+  return 1e-5f;
+}
+
+// Per channel: scale / sqrt(var + eps) and bias - mean * that.
+std::pair<std::vector<double>, std::vector<double>>
+bn_affine(const HostTensor& scale, const HostTensor& bias, const HostTensor& mean,
+          const HostTensor& var, double eps, int64_t channels) {
+  for (const HostTensor* p : {&scale, &bias, &mean, &var}) {
+    if (p->numel() != channels) {
+      throw Error(fmt::format("expected BatchNormalization parameters of {} elements, got {}",
+                              channels, p->numel()));
+    }
+  }
+  std::vector<double> a, b;
+  for (size_t i = 0; i < static_cast<size_t>(channels); ++i) {
+    a.push_back(scale.values[i] / std::sqrt(var.values[i] + eps));
+    b.push_back(bias.values[i] - mean.values[i] * a.back());
+  }
+  return {a, b};
+}
+
+} // namespace
+
+void convert_conv(NodeContext& c) {
+  Builder& b = c.builder();
+  Shape x = c.input_shape(0);
+  Shape w = c.input_shape(1);
+  check_2d(c, x);
+  if (w.rank() != 4) c.fail(fmt::format("expected a rank-4 weight, got rank {}", w.rank()));
+  Window2d win = window_of(c, x, c.attr_ints("kernel_shape", {w[2], w[3]}));
+  if (win.kernel != std::vector<int64_t>{w[2], w[3]}) {
+    c.fail("expected 'kernel_shape' to match the weight's spatial dims");
+  }
+  Conv2dOptions o{win.stride, win.padding, win.dilation, c.attr_int("group", 1)};
+  Value in = c.operand(0);
+  DType d = b.type(in).dtype;
+  if (const ::onnx::NodeProto* bn = foldable_batch_norm(c)) {
+    Importer& im = c.importer();
+    auto [scale, shift] = bn_affine(*im.value(bn->input(1)).data, *im.value(bn->input(2)).data,
+                                    *im.value(bn->input(3)).data, *im.value(bn->input(4)).data,
+                                    std::stod(fmt::format("{}", bn_epsilon(*bn))), w[0]);
+    Tensor weight = to_tensor(*c.input(1).data, d);
+    int64_t per_out = w.numel() / std::max<int64_t>(w[0], 1);
+    for (int64_t i = 0; i < weight.numel(); ++i) {
+      weight[i] = static_cast<float>(weight[i] * scale[static_cast<size_t>(i / per_out)]);
+    }
+    Tensor bias(TensorType{d, Shape{w[0]}, {}});
+    for (int64_t o2 = 0; o2 < w[0]; ++o2) {
+      double conv_bias = c.has_input(2) ? c.input(2).data->values.at(static_cast<size_t>(o2)) : 0;
+      auto k = static_cast<size_t>(o2);
+      bias[o2] = static_cast<float>(conv_bias * scale[k] + shift[k]);
+    }
+    weight.round_to_dtype();
+    bias.round_to_dtype();
+    std::string base = c.node().input(1);
+    Value wv = im.add_weight(base + ".bn_folded", std::move(weight));
+    Value bv = im.add_weight(base + ".bn_folded_bias", std::move(bias));
+    Value y = b.conv2d(in, wv, bv, o);
+    c.set_output(0, y);
+    im.absorb(bn);
+    OnnxValue out;
+    out.node = y.id;
+    im.define(bn->output(0), std::move(out));
+    return;
+  }
+  Value weight = operand_like(c, 1, d, false);
+  if (c.has_input(2)) {
+    c.set_output(0, b.conv2d(in, weight, operand_like(c, 2, d, false), o));
+  } else {
+    c.set_output(0, b.conv2d(in, weight, o));
+  }
+}
+
+void convert_batch_norm(NodeContext& c) {
+  if (c.attr_int("training_mode", 0) != 0 || c.num_outputs() > 1) {
+    c.fail("expected inference mode (training_mode 0, one output)");
+  }
+  Builder& b = c.builder();
+  Value x = c.operand(0);
+  TensorType t = b.type(x);
+  if (t.shape.rank() < 2)
+    c.fail(fmt::format("expected an input of rank >= 2, got {}", t.shape.rank()));
+  int64_t channels = t.shape[1];
+  auto [scale, shift] =
+      bn_affine(c.input_data(1, "scale"), c.input_data(2, "B"), c.input_data(3, "input_mean"),
+                c.input_data(4, "input_var"), c.attr_float("epsilon", 1e-5), channels);
+  // [C, 1, ...]: broadcast over the spatial dims.
+  Shape s(std::vector<int64_t>(static_cast<size_t>(t.shape.rank() - 1), 1));
+  s[0] = channels;
+  Tensor a(TensorType{t.dtype, s, {}}), k(TensorType{t.dtype, s, {}});
+  for (int64_t i = 0; i < channels; ++i) {
+    a[i] = static_cast<float>(scale[static_cast<size_t>(i)]);
+    k[i] = static_cast<float>(shift[static_cast<size_t>(i)]);
+  }
+  a.round_to_dtype();
+  k.round_to_dtype();
+  Importer& im = c.importer();
+  std::string base = c.node().input(1);
+  Value av = im.add_weight(base + ".bn_scale", std::move(a));
+  Value kv = im.add_weight(base + ".bn_shift", std::move(k));
+  c.set_output(0, b.add(b.multiply(x, av), kv));
+}
+
+void convert_pool(NodeContext& c) {
+  Builder& b = c.builder();
+  bool is_max = c.node().op_type() == "MaxPool";
+  if (is_max && c.wants_output(1)) c.fail("expected no Indices output, got one");
+  Shape x = c.input_shape(0);
+  check_2d(c, x);
+  if (!c.has_attr("kernel_shape")) c.fail("expected 'kernel_shape', got none");
+  Window2d win = window_of(c, x, c.attr_ints("kernel_shape", {}));
+  Pool2dOptions o;
+  o.stride = win.stride;
+  o.padding = win.padding;
+  o.dilation = win.dilation;
+  o.ceil_mode = c.attr_int("ceil_mode", 0) != 0;
+  o.count_include_pad = !is_max && c.attr_int("count_include_pad", 0) != 0;
+  if (is_max && c.attr_int("storage_order", 0) != 0) c.fail("expected 'storage_order' 0");
+  Value in = c.operand(0);
+  c.set_output(0, is_max ? b.max_pool2d(in, win.kernel, o) : b.avg_pool2d(in, win.kernel, o));
+}
+
+} // namespace tilesat::onnx

@@ -1,0 +1,107 @@
+// converters.cpp: the table of supported ONNX op types and helpers shared by converters.
+#include "converters.h"
+
+#include <fmt/format.h>
+#include <onnx/onnx_pb.h>
+#include <utility>
+
+namespace tilesat::onnx {
+
+namespace {
+
+constexpr std::pair<std::string_view, Converter> kConverters[] = {
+    // Elementwise.
+    {"Relu", convert_unary},
+    {"Sigmoid", convert_unary},
+    {"Tanh", convert_unary},
+    {"Exp", convert_unary},
+    {"Log", convert_unary},
+    {"Sqrt", convert_unary},
+    {"Erf", convert_unary},
+    {"Neg", convert_unary},
+    {"Abs", convert_unary},
+    {"Reciprocal", convert_unary},
+    {"Sin", convert_unary},
+    {"Cos", convert_unary},
+    {"Add", convert_binary},
+    {"Sub", convert_binary},
+    {"Mul", convert_binary},
+    {"Div", convert_binary},
+    {"Pow", convert_binary},
+    {"Max", convert_binary},
+    {"Min", convert_binary},
+    {"Clip", convert_clip},
+    {"Identity", convert_identity},
+    {"Dropout", convert_identity},
+    // Matrix products.
+    {"MatMul", convert_matmul},
+    {"Gemm", convert_gemm},
+    // Shapes and constants.
+    {"Constant", convert_constant},
+    {"ConstantOfShape", convert_constant_of_shape},
+    {"Shape", convert_shape},
+    {"Cast", convert_cast},
+    {"Range", convert_range},
+    // Data movement.
+    {"Reshape", convert_reshape},
+    {"Flatten", convert_flatten},
+    {"Squeeze", convert_squeeze},
+    {"Unsqueeze", convert_unsqueeze},
+    {"Transpose", convert_transpose},
+    {"Concat", convert_concat},
+    {"Split", convert_split},
+    {"Slice", convert_slice},
+    {"Gather", convert_gather},
+    {"Expand", convert_expand},
+    // Reductions.
+    {"Softmax", convert_softmax},
+    {"ReduceMean", convert_reduce},
+    {"ReduceSum", convert_reduce},
+    {"ReduceMax", convert_reduce},
+    {"GlobalAveragePool", convert_global_average_pool},
+    // Convolution, pooling and normalization.
+    {"Conv", convert_conv},
+    {"BatchNormalization", convert_batch_norm},
+    {"MaxPool", convert_pool},
+    {"AveragePool", convert_pool},
+    {"LayerNormalization", convert_layer_norm},
+};
+
+} // namespace
+
+Converter find_converter(std::string_view op_type) {
+  for (const auto& [name, conv] : kConverters) {
+    if (name == op_type) return conv;
+  }
+  return nullptr;
+}
+
+HostTensor host(int32_t elem_type, std::vector<int64_t> dims, std::vector<double> values) {
+  return HostTensor{elem_type, std::move(dims), std::move(values)};
+}
+
+HostTensor shape_tensor(std::span<const int64_t> dims) {
+  std::vector<double> v(dims.begin(), dims.end());
+  return host(::onnx::TensorProto::INT64, {static_cast<int64_t>(dims.size())}, std::move(v));
+}
+
+Value operand_like(NodeContext& c, size_t i, DType like, bool scalar_ok) {
+  if (!c.input_static(i)) return c.operand(i);
+  const HostTensor& h = *c.input(i).data;
+  if (scalar_ok && h.numel() == 1) {
+    return c.builder().scalar(h.values[0], like);
+  }
+  return c.builder().constant(to_tensor(h, like));
+}
+
+std::optional<std::vector<int64_t>> axes_of(NodeContext& c, int64_t input_since,
+                                            size_t input_index) {
+  if (c.opset() < input_since) {
+    if (!c.has_attr("axes")) return std::nullopt;
+    return c.attr_ints("axes", {});
+  }
+  if (!c.has_input(input_index)) return std::nullopt;
+  return c.input_data(input_index, "axes").ints();
+}
+
+} // namespace tilesat::onnx

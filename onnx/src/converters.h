@@ -1,0 +1,60 @@
+// converters.h: private to onnx/: the converter of every supported ONNX op type, by family,
+// and small helpers they share.
+#pragma once
+
+#include "host_ops.h"
+#include "importer.h"
+
+#include <onnx/onnx_pb.h>
+
+namespace tilesat::onnx {
+
+// elementwise.cpp
+void convert_unary(NodeContext& c);
+void convert_binary(NodeContext& c);
+void convert_clip(NodeContext& c);
+void convert_identity(NodeContext& c);
+// matmul.cpp
+void convert_matmul(NodeContext& c);
+void convert_gemm(NodeContext& c);
+// shape.cpp
+void convert_constant(NodeContext& c);
+void convert_constant_of_shape(NodeContext& c);
+void convert_shape(NodeContext& c);
+void convert_cast(NodeContext& c);
+void convert_range(NodeContext& c);
+// data_movement.cpp
+void convert_reshape(NodeContext& c);
+void convert_flatten(NodeContext& c);
+void convert_squeeze(NodeContext& c);
+void convert_unsqueeze(NodeContext& c);
+void convert_transpose(NodeContext& c);
+void convert_concat(NodeContext& c);
+void convert_split(NodeContext& c);
+void convert_slice(NodeContext& c);
+void convert_gather(NodeContext& c);
+void convert_expand(NodeContext& c);
+// reduction.cpp
+void convert_softmax(NodeContext& c);
+void convert_reduce(NodeContext& c);
+void convert_global_average_pool(NodeContext& c);
+// conv.cpp
+void convert_conv(NodeContext& c);
+void convert_batch_norm(NodeContext& c);
+void convert_pool(NodeContext& c);
+// normalization.cpp
+void convert_layer_norm(NodeContext& c);
+
+/// A host tensor of `elem_type` with the given dims and values.
+HostTensor host(int32_t elem_type, std::vector<int64_t> dims, std::vector<double> values);
+/// The dims of a graph or static value as a 1-D INT64 host tensor.
+HostTensor shape_tensor(std::span<const int64_t> dims);
+/// Input i as a graph value whose dtype is `like` when input i is static data (constants take
+/// the dtype of the tensor they combine with; a one-element constant becomes a scalar when
+/// `scalar_ok`).
+Value operand_like(NodeContext& c, size_t i, DType like, bool scalar_ok);
+/// Axes from the `axes` attribute (before opset `input_since`) or input 1 (from it on).
+std::optional<std::vector<int64_t>> axes_of(NodeContext& c, int64_t input_since,
+                                            size_t input_index);
+
+} // namespace tilesat::onnx

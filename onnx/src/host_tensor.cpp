@@ -1,0 +1,210 @@
+// host_tensor.cpp: decoding TensorProto data into HostTensor values.
+#include "host_tensor.h"
+
+#include "tilesat/graph/diagnostic.h"
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <fmt/format.h>
+#include <onnx/onnx_pb.h>
+
+namespace tilesat::onnx {
+
+namespace {
+
+using TP = ::onnx::TensorProto;
+
+int64_t checked_numel(const std::vector<int64_t>& dims, const std::string& what) {
+  int64_t n = 1;
+  for (int64_t d : dims) {
+    if (d < 0) throw Error(fmt::format("{}: expected non-negative dims, got {}", what, d));
+    if (d != 0 && n > kMaxHostElements / d) {
+      throw Error(
+          fmt::format("{}: expected at most {} elements, got more", what, kMaxHostElements));
+    }
+    n *= d;
+  }
+  return n;
+}
+
+// Element size in raw_data, or 0 when the type cannot be decoded.
+size_t raw_size(int32_t t) {
+  switch (t) {
+  case TP::FLOAT:
+  case TP::INT32:
+  case TP::UINT32:
+    return 4;
+  case TP::DOUBLE:
+  case TP::INT64:
+  case TP::UINT64:
+    return 8;
+  case TP::INT16:
+  case TP::UINT16:
+  case TP::FLOAT16:
+  case TP::BFLOAT16:
+    return 2;
+  case TP::INT8:
+  case TP::UINT8:
+  case TP::BOOL:
+    return 1;
+  default:
+    return 0;
+  }
+}
+
+float half_to_float(uint16_t h) {
+  int exp = (h >> 10) & 0x1f;
+  int mant = h & 0x3ff;
+  double v = 0;
+  if (exp == 0) {
+    v = std::ldexp(mant, -24);
+  } else if (exp == 31) {
+    v = mant != 0 ? std::nan("") : INFINITY;
+  } else {
+    v = std::ldexp(mant + 1024, exp - 25);
+  }
+  return static_cast<float>((h & 0x8000) != 0 ? -v : v);
+}
+
+// One little-endian element of raw data.
+double raw_value(const unsigned char* p, int32_t t) {
+  uint64_t u = 0;
+  for (size_t i = raw_size(t); i-- > 0;) u = (u << 8) | p[i];
+  switch (t) {
+  case TP::FLOAT:
+    return std::bit_cast<float>(static_cast<uint32_t>(u));
+  case TP::DOUBLE:
+    return std::bit_cast<double>(u);
+  case TP::INT32:
+    return static_cast<int32_t>(static_cast<uint32_t>(u));
+  case TP::INT64:
+    return static_cast<double>(static_cast<int64_t>(u));
+  case TP::INT16:
+    return static_cast<int16_t>(static_cast<uint16_t>(u));
+  case TP::INT8:
+    return static_cast<int8_t>(static_cast<uint8_t>(u));
+  case TP::FLOAT16:
+    return half_to_float(static_cast<uint16_t>(u));
+  case TP::BFLOAT16:
+    return std::bit_cast<float>(static_cast<uint32_t>(u << 16));
+  default: // unsigned and bool
+    return static_cast<double>(u);
+  }
+}
+
+} // namespace
+
+bool HostTensor::is_integer() const {
+  return elem_type != TP::FLOAT && elem_type != TP::DOUBLE && elem_type != TP::FLOAT16 &&
+         elem_type != TP::BFLOAT16;
+}
+
+std::vector<int64_t> HostTensor::ints() const {
+  std::vector<int64_t> out;
+  out.reserve(values.size());
+  for (double v : values) {
+    // Clamp first: int64 limits (INT64_MAX as a Slice end) do not survive double exactly.
+    if (!(v == v)) v = 0;
+    v = std::clamp(v, -9.2e18, 9.2e18);
+    out.push_back(static_cast<int64_t>(v));
+  }
+  return out;
+}
+
+std::string elem_type_name(int32_t elem_type) {
+  if (TP::DataType_IsValid(elem_type)) {
+    return TP::DataType_Name(static_cast<TP::DataType>(elem_type));
+  }
+  return fmt::format("element type {}", elem_type);
+}
+
+std::optional<DType> dtype_of(int32_t elem_type) {
+  switch (elem_type) {
+  case TP::FLOAT:
+    return DType::F32;
+  case TP::BFLOAT16:
+    return DType::BF16;
+  case TP::INT64:
+  case TP::INT32:
+  case TP::BOOL:
+    return DType::I32;
+  default:
+    return std::nullopt;
+  }
+}
+
+HostTensor decode(const TP& t, const std::string& what) {
+  HostTensor h;
+  h.elem_type = t.data_type();
+  h.dims.assign(t.dims().begin(), t.dims().end());
+  int64_t n = checked_numel(h.dims, what);
+  if (t.data_location() == TP::EXTERNAL || t.external_data_size() > 0) {
+    throw Error(fmt::format("{}: expected data inside the model, got external data", what));
+  }
+  size_t esize = raw_size(h.elem_type);
+  if (esize == 0) {
+    throw Error(fmt::format("{}: unsupported element type {}", what, elem_type_name(h.elem_type)));
+  }
+  h.values.reserve(static_cast<size_t>(n));
+  auto count_error = [&](size_t got) {
+    return Error(fmt::format("{}: expected {} elements for dims [{}], got {}", what, n,
+                             fmt::join(h.dims, ", "), got));
+  };
+  if (t.has_raw_data()) {
+    const std::string& raw = t.raw_data();
+    if (raw.size() != static_cast<size_t>(n) * esize) {
+      throw Error(fmt::format("{}: expected {} bytes of raw data for dims [{}], got {}", what,
+                              static_cast<size_t>(n) * esize, fmt::join(h.dims, ", "), raw.size()));
+    }
+    const auto* p = reinterpret_cast<const unsigned char*>(raw.data());
+    for (int64_t i = 0; i < n; ++i) h.values.push_back(raw_value(p + i * esize, h.elem_type));
+    return h;
+  }
+  auto take = [&](const auto& field) {
+    if (static_cast<int64_t>(field.size()) != n) throw count_error(field.size());
+    for (auto v : field) h.values.push_back(static_cast<double>(v));
+  };
+  switch (h.elem_type) {
+  case TP::FLOAT:
+    take(t.float_data());
+    break;
+  case TP::DOUBLE:
+    take(t.double_data());
+    break;
+  case TP::INT64:
+    take(t.int64_data());
+    break;
+  case TP::UINT32:
+  case TP::UINT64:
+    take(t.uint64_data());
+    break;
+  case TP::FLOAT16:
+  case TP::BFLOAT16: {
+    if (static_cast<int64_t>(t.int32_data_size()) != n) throw count_error(t.int32_data_size());
+    for (int32_t v : t.int32_data()) {
+      auto bits = static_cast<uint16_t>(v);
+      h.values.push_back(h.elem_type == TP::FLOAT16
+                             ? half_to_float(bits)
+                             : std::bit_cast<float>(static_cast<uint32_t>(bits) << 16));
+    }
+    break;
+  }
+  default: // int32, int16, int8, uint16, uint8, bool
+    take(t.int32_data());
+    break;
+  }
+  return h;
+}
+
+Tensor to_tensor(const HostTensor& h, DType dtype) {
+  Tensor t(TensorType{dtype, Shape(h.dims), {}});
+  for (size_t i = 0; i < h.values.size(); ++i) t.data()[i] = static_cast<float>(h.values[i]);
+  if (dtype == DType::I32) {
+    for (float& v : t.data()) v = std::trunc(v);
+  }
+  t.round_to_dtype();
+  return t;
+}
+
+} // namespace tilesat::onnx

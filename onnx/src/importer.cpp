@@ -1,0 +1,245 @@
+// importer.cpp: one import: graph inputs and initializers become arguments, every node goes
+// through its converter in order, and the graph outputs become results.
+#include "importer.h"
+
+#include "tilesat/graph/interpreter.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <onnx/onnx_pb.h>
+
+namespace tilesat::onnx {
+
+namespace {
+
+bool id_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+         c == '.' || c == '$' || c == '-';
+}
+
+} // namespace
+
+void fail_in(const std::string& file, std::string message) {
+  throw Error(fmt::format("{}: {}", file, message));
+}
+
+Importer::Importer(std::string name, const ImportOptions& options)
+    : name_(std::move(name)), options_(options), builder_(model_.graph) {}
+
+std::string Importer::unique_arg_name(std::string_view raw) {
+  std::string s;
+  for (char c : raw) s.push_back(id_char(c) ? c : '_');
+  if (s.empty() || (s[0] >= '0' && s[0] <= '9') || s[0] == '-') s.insert(s.begin(), '_');
+  int& n = arg_names_[s];
+  std::string out = n == 0 ? s : fmt::format("{}_{}", s, n);
+  ++n;
+  while (n > 1 && arg_names_.count(out) != 0) out = fmt::format("{}_{}", s, n++);
+  if (out != s) arg_names_[out] = 1;
+  return out;
+}
+
+OnnxValue& Importer::value(const std::string& name) {
+  auto it = values_.find(name);
+  if (it == values_.end()) throw Error(fmt::format("expected a value named '{}', got none", name));
+  return it->second;
+}
+
+const OnnxValue& Importer::value(const std::string& name) const {
+  return const_cast<Importer*>(this)->value(name);
+}
+
+void Importer::define(const std::string& name, OnnxValue v) {
+  values_[name] = std::move(v);
+}
+
+size_t Importer::use_count(const std::string& name) const {
+  auto it = uses_.find(name);
+  return it == uses_.end() ? 0 : it->second;
+}
+
+const ::onnx::NodeProto* Importer::sole_consumer(const std::string& name) const {
+  if (use_count(name) != 1) return nullptr;
+  auto it = last_consumer_.find(name);
+  return it == last_consumer_.end() ? nullptr : it->second;
+}
+
+const ::onnx::NodeProto* Importer::producer_of(const std::string& name) const {
+  auto it = producers_.find(name);
+  return it == producers_.end() ? nullptr : it->second;
+}
+
+TensorType Importer::type_of(const std::string& name) const {
+  const OnnxValue& v = value(name);
+  if (v.node) return model_.graph.node(*v.node).type;
+  const HostTensor& h = *v.data;
+  std::optional<DType> d = dtype_of(h.elem_type);
+  if (!d) {
+    throw Error(fmt::format("value '{}' has element type {}, which tilesat cannot compute with",
+                            name, elem_type_name(h.elem_type)));
+  }
+  return TensorType{*d, Shape(h.dims), {}};
+}
+
+Value Importer::add_weight(std::string name_hint, Tensor data) {
+  std::string arg = unique_arg_name(name_hint);
+  Value v{model_.graph.add_argument(arg, data.type(), ArgRole::Weight)};
+  model_.weights.emplace(arg, std::move(data));
+  return v;
+}
+
+Value Importer::materialize(const std::string& name) {
+  OnnxValue& v = value(name);
+  if (v.node) return Value{*v.node};
+  TensorType t = type_of(name);
+  if (!v.weight_name.empty()) {
+    Value w = add_weight(v.weight_name, to_tensor(*v.data, t.dtype));
+    v.node = w.id;
+    return w;
+  }
+  Value c = builder_.constant(to_tensor(*v.data, t.dtype));
+  v.node = c.id;
+  return c;
+}
+
+void Importer::add_inputs(const ::onnx::GraphProto& graph) {
+  for (int i = 0; i < graph.initializer_size(); ++i) {
+    const ::onnx::TensorProto& t = graph.initializer(i);
+    OnnxValue v;
+    v.data = decode(t, fmt::format("initializer '{}'", t.name()));
+    // Integer initializers hold indices and shapes: program data, not parameters.
+    v.is_static = v.data->is_integer();
+    if (!v.is_static) v.weight_name = t.name();
+    define(t.name(), std::move(v));
+  }
+  for (const ::onnx::ValueInfoProto& in : graph.input()) {
+    // Before IR version 4 initializers were listed as inputs too.
+    if (has_value(in.name())) continue;
+    std::string what = fmt::format("graph input '{}'", in.name());
+    if (!in.type().has_tensor_type()) throw Error(fmt::format("{}: expected a tensor", what));
+    const ::onnx::TypeProto_Tensor& tt = in.type().tensor_type();
+    std::optional<DType> dtype = dtype_of(tt.elem_type());
+    if (!dtype) {
+      throw Error(
+          fmt::format("{}: unsupported element type {}", what, elem_type_name(tt.elem_type())));
+    }
+    if (!tt.has_shape()) throw Error(fmt::format("{}: expected a shape, got none", what));
+    std::vector<int64_t> dims;
+    for (int d = 0; d < tt.shape().dim_size(); ++d) {
+      const ::onnx::TensorShapeProto_Dimension& dim = tt.shape().dim(d);
+      if (dim.has_dim_value()) {
+        dims.push_back(dim.dim_value());
+        continue;
+      }
+      auto it = dim.has_dim_param() ? options_.dim_values.find(dim.dim_param())
+                                    : options_.dim_values.end();
+      if (it == options_.dim_values.end()) {
+        throw Error(fmt::format("{}: dim {} is symbolic ('{}'); give it a value", what, d,
+                                dim.dim_param()));
+      }
+      dims.push_back(it->second);
+    }
+    for (int64_t d : dims) {
+      if (d < 0 || d > (int64_t{1} << 40)) {
+        throw Error(
+            fmt::format("{}: expected dims in [0, 2^40], got [{}]", what, fmt::join(dims, ", ")));
+      }
+    }
+    OnnxValue v;
+    v.node = model_.graph.add_argument(unique_arg_name(in.name()),
+                                       TensorType{*dtype, Shape(dims), {}}, ArgRole::Input);
+    define(in.name(), std::move(v));
+  }
+}
+
+void Importer::convert(const ::onnx::NodeProto& node, size_t index) {
+  if (std::find(absorbed_.begin(), absorbed_.end(), &node) != absorbed_.end()) return;
+  NodeContext ctx(*this, node);
+  try {
+    for (size_t i = 0; i < ctx.num_inputs(); ++i) {
+      if (ctx.has_input(i) && !has_value(node.input(static_cast<int>(i)))) {
+        ctx.fail(fmt::format("input {} ('{}') is not defined before this node", i,
+                             node.input(static_cast<int>(i))));
+      }
+    }
+    find_converter(node.op_type())(ctx);
+    for (size_t i = 0; i < ctx.num_outputs(); ++i) {
+      if (ctx.wants_output(i) && !has_value(node.output(static_cast<int>(i)))) {
+        ctx.fail(
+            fmt::format("output {} ('{}') is not supported", i, node.output(static_cast<int>(i))));
+      }
+    }
+  } catch (const Error& e) {
+    fail_in(name_, fmt::format("node {} '{}' ({}): {}", index, node.name(), node.op_type(),
+                               e.diagnostic().message));
+  }
+}
+
+ImportedModel Importer::run(const ::onnx::GraphProto& graph, int64_t opset, std::string producer) {
+  opset_ = opset;
+  model_.opset = opset;
+  model_.producer = std::move(producer);
+  check_supported(graph, name_);
+  for (const ::onnx::NodeProto& n : graph.node()) {
+    for (const std::string& in : n.input()) {
+      ++uses_[in];
+      last_consumer_[in] = &n;
+    }
+    for (const std::string& out : n.output()) producers_[out] = &n;
+  }
+  for (const ::onnx::ValueInfoProto& out : graph.output()) ++uses_[out.name()];
+  try {
+    add_inputs(graph);
+  } catch (const Error& e) {
+    fail_in(name_, e.diagnostic().message);
+  }
+  for (int i = 0; i < graph.node_size(); ++i) convert(graph.node(i), static_cast<size_t>(i));
+  for (const ::onnx::ValueInfoProto& out : graph.output()) {
+    if (!has_value(out.name())) {
+      fail_in(name_, fmt::format("graph output '{}' is not produced by any node", out.name()));
+    }
+    try {
+      builder_.output(materialize(out.name()), out.name());
+    } catch (const Error& e) {
+      fail_in(name_, fmt::format("graph output '{}': {}", out.name(), e.diagnostic().message));
+    }
+  }
+  if (model_.graph.results().empty()) {
+    fail_in(name_, "expected at least one graph output, got none");
+  }
+  try {
+    model_.graph.verify_or_throw();
+  } catch (const Error& e) {
+    fail_in(name_, e.what());
+  }
+  return std::move(model_);
+}
+
+void check_supported(const ::onnx::GraphProto& graph, const std::string& name) {
+  // Every unsupported op type, with its count, in one message.
+  std::map<std::string, int> unsupported;
+  for (const ::onnx::NodeProto& n : graph.node()) {
+    bool default_domain = n.domain().empty() || n.domain() == "ai.onnx";
+    if (!default_domain) {
+      ++unsupported[fmt::format("{}.{}", n.domain(), n.op_type())];
+    } else if (find_converter(n.op_type()) == nullptr) {
+      ++unsupported[n.op_type()];
+    }
+  }
+  if (!unsupported.empty()) {
+    std::vector<std::string> items;
+    for (const auto& [op, count] : unsupported) items.push_back(fmt::format("{} ({})", op, count));
+    fail_in(name, fmt::format("unsupported ONNX ops: {}", fmt::join(items, ", ")));
+  }
+}
+
+std::vector<Tensor> arguments(const ImportedModel& m, uint64_t seed) {
+  std::vector<Tensor> args = random_arguments(m.graph, seed);
+  for (size_t i = 0; i < args.size(); ++i) {
+    const Node& a = m.graph.node(m.graph.arguments()[i]);
+    auto it = m.weights.find(a.name);
+    if (a.role == ArgRole::Weight && it != m.weights.end()) args[i] = it->second;
+  }
+  return args;
+}
+
+} // namespace tilesat::onnx

@@ -1,0 +1,177 @@
+// Tests of ops/conv.cpp: conv2d, max_pool2d and avg_pool2d: inferred types, error messages,
+// builder attributes and reference values computed by hand.
+#include "tilesat/graph/builder.h"
+#include "tilesat/graph/interpreter.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace tilesat {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::FloatNear;
+using ::testing::Pointwise;
+using IntList = std::vector<int64_t>;
+
+Tensor T(Shape s, std::vector<float> v) {
+  return Tensor(TensorType{DType::F32, std::move(s)}, std::move(v));
+}
+
+// x = 1..9 as a 1x1x3x3 image.
+Tensor image3x3() {
+  return T({1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
+}
+
+std::string error_of(const std::function<void(Builder&)>& f) {
+  Graph g;
+  Builder b(g);
+  try {
+    f(b);
+  } catch (const Error& e) {
+    return e.diagnostic().message;
+  }
+  return "no error";
+}
+
+Tensor eval1(const std::vector<Tensor>& args,
+             const std::function<Value(Builder&, const std::vector<Value>&)>& body) {
+  Graph g;
+  Builder b(g);
+  std::vector<Value> vs;
+  for (size_t i = 0; i < args.size(); ++i) {
+    vs.push_back(b.input("a" + std::to_string(i), args[i].shape(), args[i].dtype()));
+  }
+  b.output(body(b, vs));
+  return evaluate(g, args).at(0);
+}
+
+TEST(Conv2d, InfersNchwOutput) {
+  Graph g;
+  Builder b(g);
+  Value x = b.input("x", {2, 4, 8, 8});
+  Value w = b.weight("w", {6, 2, 3, 3});
+  Value y = b.conv2d(x, w, {.stride = {2, 2}, .padding = {1, 1, 1, 1}, .groups = 2});
+  EXPECT_EQ(b.type(y).shape, (Shape{2, 6, 4, 4}));
+  const Node& n = g.node(y.id);
+  EXPECT_EQ(n.attrs.get<IntList>("stride"), (IntList{2, 2}));
+  EXPECT_EQ(n.attrs.get<int64_t>("groups"), 2);
+  EXPECT_FALSE(n.attrs.has("dilation"));
+  Value z = b.conv2d(x, b.weight("w2", {3, 4, 1, 1}));
+  EXPECT_TRUE(g.node(z.id).attrs.empty());
+}
+
+TEST(Conv2d, Errors) {
+  EXPECT_EQ(error_of([](Builder& b) {
+              b.conv2d(b.input("x", {1, 4, 8, 8}), b.weight("w", {6, 3, 3, 3}));
+            }),
+            "'ttir.conv2d' %2: expected weight dim 1 to be 4 (input channels / groups), got 3");
+  EXPECT_EQ(error_of([](Builder& b) {
+              b.conv2d(b.input("x", {1, 4, 8}), b.weight("w", {6, 4, 3, 3}));
+            }),
+            "'ttir.conv2d' %2: expected an NCHW operand of rank 4, got rank 3");
+  EXPECT_EQ(error_of([](Builder& b) {
+              b.conv2d(b.input("x", {1, 4, 2, 2}), b.weight("w", {6, 4, 3, 3}));
+            }),
+            "'ttir.conv2d' %2: expected the padded height (2) to be at least the dilated kernel "
+            "extent (3), got less");
+  EXPECT_EQ(error_of([](Builder& b) {
+              b.conv2d(b.input("x", {1, 4, 8, 8}), b.weight("w", {6, 4, 3, 3}), {.stride = {0, 1}});
+            }),
+            "'ttir.conv2d' %2: expected 'stride' to hold 2 positive values up to 2^20, got [0, 1]");
+  EXPECT_EQ(error_of([](Builder& b) {
+              b.conv2d(b.input("x", {1, 4, 8, 8}), b.weight("w", {6, 4, 3, 3}), b.weight("b", {5}));
+            }),
+            "'ttir.conv2d' %3: expected a bias of shape 6, got 5");
+  EXPECT_EQ(error_of([](Builder& b) {
+              b.conv2d(b.input("x", {1, 4, 8, 8}), b.weight("w", {6, 2, 3, 3}), {.groups = 3});
+            }),
+            "'ttir.conv2d' %2: expected input channels (4) and output channels (6) divisible by "
+            "'groups' (3), got otherwise");
+}
+
+TEST(Conv2d, Values) {
+  // Kernel [[1, 0], [0, 1]]: each output is x[i][j] + x[i+1][j+1].
+  Tensor diag = T({1, 1, 2, 2}, {1, 0, 0, 1});
+  Tensor y = eval1({image3x3(), diag}, [](Builder& b, auto v) { return b.conv2d(v[0], v[1]); });
+  EXPECT_EQ(y.shape(), (Shape{1, 1, 2, 2}));
+  EXPECT_THAT(y.data(), ElementsAre(6, 8, 12, 14));
+  Tensor yb = eval1({image3x3(), diag, T({1}, {10})},
+                    [](Builder& b, auto v) { return b.conv2d(v[0], v[1], v[2]); });
+  EXPECT_THAT(yb.data(), ElementsAre(16, 18, 22, 24));
+  // Padding 1 on every side, stride 2: windows start at (-1, -1), (-1, 1), (1, -1), (1, 1).
+  Tensor yp = eval1({image3x3(), diag}, [](Builder& b, auto v) {
+    return b.conv2d(v[0], v[1], {.stride = {2, 2}, .padding = {1, 1, 1, 1}});
+  });
+  EXPECT_THAT(yp.data(), ElementsAre(1, 3, 7, 14));
+  // Dilation 2 with a 2x2 kernel of ones: the four corners, 1 + 3 + 7 + 9.
+  Tensor yd = eval1({image3x3(), T({1, 1, 2, 2}, {1, 1, 1, 1})}, [](Builder& b, auto v) {
+    return b.conv2d(v[0], v[1], {.dilation = {2, 2}});
+  });
+  EXPECT_THAT(yd.data(), ElementsAre(20));
+  // Two groups of one channel: each output channel sees only its own input channel.
+  Tensor yg = eval1({T({1, 2, 1, 1}, {1, 2}), T({2, 1, 1, 1}, {3, 4})},
+                    [](Builder& b, auto v) { return b.conv2d(v[0], v[1], {.groups = 2}); });
+  EXPECT_THAT(yg.data(), ElementsAre(3, 8));
+  // Two input channels summed: 1*3 + 2*4.
+  Tensor yc = eval1({T({1, 2, 1, 1}, {1, 2}), T({1, 2, 1, 1}, {3, 4})},
+                    [](Builder& b, auto v) { return b.conv2d(v[0], v[1]); });
+  EXPECT_THAT(yc.data(), ElementsAre(11));
+}
+
+TEST(Pool2d, InferAndErrors) {
+  Graph g;
+  Builder b(g);
+  Value x = b.input("x", {1, 3, 7, 7});
+  EXPECT_EQ(b.type(b.max_pool2d(x, {3, 3}, {.stride = {2, 2}})).shape, (Shape{1, 3, 3, 3}));
+  EXPECT_EQ(b.type(b.max_pool2d(x, {2, 2}, {.stride = {2, 2}, .ceil_mode = true})).shape,
+            (Shape{1, 3, 4, 4}));
+  EXPECT_EQ(b.type(b.avg_pool2d(x, {3, 3}, {.padding = {1, 1, 1, 1}})).shape, (Shape{1, 3, 7, 7}));
+  EXPECT_EQ(
+      error_of([](Builder& bb) {
+        bb.max_pool2d(bb.input("x", {1, 3, 7, 7}), {3});
+      }),
+      "'ttir.max_pool2d' %1: expected 'kernel_size' to hold 2 positive values up to 2^20, got [3]");
+  EXPECT_EQ(error_of([](Builder& bb) {
+              bb.avg_pool2d(bb.input("x", {1, 3, 7, 7}), {3, 3}, {.padding = {1, 1}});
+            }),
+            "'ttir.avg_pool2d' %1: expected 'padding' to hold 4 non-negative values up to 2^20, "
+            "got [1, 1]");
+}
+
+TEST(Pool2d, MaxValues) {
+  Tensor y = eval1({image3x3()}, [](Builder& b, auto v) { return b.max_pool2d(v[0], {2, 2}); });
+  EXPECT_THAT(y.data(), ElementsAre(5, 6, 8, 9));
+  Tensor floor = eval1({image3x3()}, [](Builder& b, auto v) {
+    return b.max_pool2d(v[0], {2, 2}, {.stride = {2, 2}});
+  });
+  EXPECT_THAT(floor.data(), ElementsAre(5));
+  // ceil_mode keeps the partial windows at the right and bottom edges.
+  Tensor ceil = eval1({image3x3()}, [](Builder& b, auto v) {
+    return b.max_pool2d(v[0], {2, 2}, {.stride = {2, 2}, .ceil_mode = true});
+  });
+  EXPECT_THAT(ceil.data(), ElementsAre(5, 6, 8, 9));
+  // Padding never wins, even against negative values.
+  Tensor neg = eval1({T({1, 1, 1, 1}, {-3})}, [](Builder& b, auto v) {
+    return b.max_pool2d(v[0], {2, 2}, {.padding = {1, 1, 0, 0}});
+  });
+  EXPECT_THAT(neg.data(), ElementsAre(-3));
+}
+
+TEST(Pool2d, AvgValues) {
+  Tensor y = eval1({image3x3()}, [](Builder& b, auto v) { return b.avg_pool2d(v[0], {2, 2}); });
+  EXPECT_THAT(y.data(), ElementsAre(3, 4, 6, 7));
+  Pool2dOptions padded{.stride = {2, 2}, .padding = {1, 1, 1, 1}};
+  Tensor ex = eval1({image3x3()}, [&](Builder& b, auto v) {
+    return b.avg_pool2d(v[0], {2, 2}, padded);
+  });
+  EXPECT_THAT(ex.data(), Pointwise(FloatNear(1e-6), {1.0f, 2.5f, 5.5f, 7.0f}));
+  padded.count_include_pad = true;
+  Tensor in = eval1({image3x3()}, [&](Builder& b, auto v) {
+    return b.avg_pool2d(v[0], {2, 2}, padded);
+  });
+  EXPECT_THAT(in.data(), Pointwise(FloatNear(1e-6), {0.25f, 1.25f, 2.75f, 7.0f}));
+}
+
+} // namespace
+} // namespace tilesat

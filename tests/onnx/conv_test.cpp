@@ -1,0 +1,111 @@
+// Tests of the Conv, BatchNormalization and pooling converters against hand-computed values.
+#include "test_util.h"
+
+#include <gmock/gmock.h>
+
+namespace tilesat::onnx::testing {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::FloatNear;
+using ::testing::Pointwise;
+
+Tensor image3x3() {
+  return T({1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
+}
+
+TEST(Conv, PadsAndStrides) {
+  OnnxModel m;
+  m.input("x", {1, 1, 3, 3});
+  m.initializer("w", {1, 1, 2, 2}, {1, 0, 0, 1});
+  ::onnx::NodeProto* n = m.node("Conv", {"x", "w"}, {"y"});
+  OnnxModel::attr(n, "pads", std::vector<int64_t>{1, 1, 1, 1});
+  OnnxModel::attr(n, "strides", std::vector<int64_t>{2, 2});
+  m.output("y");
+  ImportedModel im = import(m);
+  EXPECT_EQ(count_ops(im.graph, OpKind::Conv2d), 1u);
+  // Windows at (-1, -1), (-1, 1), (1, -1), (1, 1) of the diagonal kernel.
+  EXPECT_THAT(run(im, {{"x", image3x3()}}).data(), ElementsAre(1, 3, 7, 14));
+}
+
+TEST(Conv, GroupsAndSameUpper) {
+  OnnxModel m;
+  m.input("x", {1, 2, 1, 1});
+  m.initializer("w", {2, 1, 1, 1}, {3, 4});
+  m.initializer("b", {2}, {1, 1});
+  ::onnx::NodeProto* n = m.node("Conv", {"x", "w", "b"}, {"y"});
+  OnnxModel::attr(n, "group", 2);
+  OnnxModel::attr_s(n, "auto_pad", "SAME_UPPER");
+  m.output("y");
+  EXPECT_THAT(run(import(m), {{"x", T({1, 2, 1, 1}, {1, 2})}}).data(), ElementsAre(4, 9));
+}
+
+TEST(Conv, BatchNormIsFoldedIntoTheConv) {
+  // BN with scale 2, B 1, mean 3, var 3, epsilon 1: (conv - 3) * 2 / sqrt(4) + 1 = conv - 2.
+  OnnxModel m;
+  m.input("x", {1, 1, 3, 3});
+  m.initializer("w", {1, 1, 2, 2}, {1, 0, 0, 1});
+  m.initializer("s", {1}, {2});
+  m.initializer("b", {1}, {1});
+  m.initializer("mean", {1}, {3});
+  m.initializer("var", {1}, {3});
+  m.node("Conv", {"x", "w"}, {"c"});
+  OnnxModel::attr_f(m.node("BatchNormalization", {"c", "s", "b", "mean", "var"}, {"y"}), "epsilon",
+                    1.0f);
+  m.output("y");
+  ImportedModel im = import(m);
+  EXPECT_EQ(im.graph.num_ops(), 1u);
+  EXPECT_EQ(count_ops(im.graph, OpKind::Conv2d), 1u);
+  EXPECT_EQ(im.weights.count("w.bn_folded"), 1u);
+  EXPECT_EQ(im.weights.count("w"), 0u);
+  EXPECT_THAT(run(im, {{"x", image3x3()}}).data(), ElementsAre(4, 6, 10, 12));
+}
+
+TEST(Conv, StandaloneBatchNorm) {
+  // a = scale / sqrt(var + 1) = [1, 1]; y = (x - mean) * a + B = [(1 - 1) + 0, (2 - 0) + 1].
+  OnnxModel m;
+  m.input("x", {1, 2, 1, 1});
+  m.initializer("s", {2}, {1, 2});
+  m.initializer("b", {2}, {0, 1});
+  m.initializer("mean", {2}, {1, 0});
+  m.initializer("var", {2}, {0, 3});
+  OnnxModel::attr_f(m.node("BatchNormalization", {"x", "s", "b", "mean", "var"}, {"y"}), "epsilon",
+                    1.0f);
+  m.output("y");
+  EXPECT_THAT(run(import(m), {{"x", T({1, 2, 1, 1}, {1, 2})}}).data(), ElementsAre(0, 3));
+}
+
+TEST(Pool, MaxPoolCeilModeAndAveragePoolWithPadding) {
+  OnnxModel m;
+  m.input("x", {1, 1, 3, 3});
+  ::onnx::NodeProto* mp = m.node("MaxPool", {"x"}, {"y"});
+  OnnxModel::attr(mp, "kernel_shape", std::vector<int64_t>{2, 2});
+  OnnxModel::attr(mp, "strides", std::vector<int64_t>{2, 2});
+  OnnxModel::attr(mp, "ceil_mode", 1);
+  m.output("y");
+  EXPECT_THAT(run(import(m), {{"x", image3x3()}}).data(), ElementsAre(5, 6, 8, 9));
+  OnnxModel a;
+  a.input("x", {1, 1, 3, 3});
+  ::onnx::NodeProto* ap = a.node("AveragePool", {"x"}, {"y"});
+  OnnxModel::attr(ap, "kernel_shape", std::vector<int64_t>{2, 2});
+  OnnxModel::attr(ap, "strides", std::vector<int64_t>{2, 2});
+  OnnxModel::attr(ap, "pads", std::vector<int64_t>{1, 1, 1, 1});
+  OnnxModel::attr(ap, "count_include_pad", 1);
+  a.output("y");
+  EXPECT_THAT(run(import(a), {{"x", image3x3()}}).data(),
+              Pointwise(FloatNear(1e-6), {0.25f, 1.25f, 2.75f, 7.0f}));
+}
+
+TEST(Conv, ZeroStrideIsAnErrorBeforeOnnxShapeInference) {
+  // libonnx 1.12's shape inference divides by the stride unchecked (found by fuzz_onnx_import).
+  OnnxModel m;
+  m.input("x", {1, 1, 3, 3});
+  m.initializer("w", {1, 1, 2, 2}, {1, 0, 0, 1});
+  OnnxModel::attr(m.node("Conv", {"x", "w"}, {"y"}), "strides", std::vector<int64_t>{0, 2});
+  m.output("y", std::vector<int64_t>{1, 1, 2, 2});
+  EXPECT_EQ(import_error(m), "error: test.onnx: node 0 'Conv_0' (Conv): expected 'strides' to be "
+                             "a list of ints in [1, 2^20], got [0, 2]");
+}
+
+} // namespace
+} // namespace tilesat::onnx::testing

@@ -102,6 +102,8 @@ struct PlannedOp {
   /// Circular buffers plus the L1-resident tensors this op touches, per core.
   int64_t l1_bytes_per_core = 0;
   CostBreakdown cost;
+  /// Circular buffers its kernel allocates (at most the device's limit).
+  int64_t circular_buffers = 0;
 
   bool is_to_layout() const { return kind == "to_layout"; }
 };

@@ -1,0 +1,32 @@
+// gemm_csv: measured matmul rows in the column format of tt-metal's GEMM FLOPS report.
+//
+// Columns (by header name, any order, extra columns ignored): device, m, k, n, dtype,
+// fidelity, in0_storage, in1_storage, out_storage, in0_sharded, out_sharded, use_trace, grid
+// ("8x8" is x by y: columns by rows), time_ns.
+//
+//   std::vector<GemmRow> rows = read_gemm_csv("gemm_flops_n150.csv");
+//   rows[0].config.m;  rows[0].time_us;  rows[0].device;   // "wormhole_b0"
+#pragma once
+
+#include "tilesat/cost/op_cost.h"
+
+#include <string>
+#include <vector>
+
+namespace tilesat::bench {
+
+struct GemmRow {
+  /// The descriptor name the row's device maps to (N150 -> wormhole_b0, P150 ->
+  /// blackhole_p150; a descriptor name is taken as is).
+  std::string device;
+  std::string config_name; // "out_of_box", "manually_tuned"
+  cost::MatmulConfig config;
+  bool trace = false;
+  double time_us = 0;
+  int line = 0;
+};
+
+/// Reads every row; throws tilesat::Error naming file:line and the column on bad input.
+std::vector<GemmRow> read_gemm_csv(const std::string& path);
+
+} // namespace tilesat::bench

@@ -1,0 +1,54 @@
+// Extraction of the best plan from a saturated tensor e-graph.
+//
+// `select_by_cost` is a dynamic program over (e-class, placement): the cost of a class in a
+// placement is the cheapest of its e-nodes computing it there under the cost model, plus the
+// cost of its children in their best placements, plus a `to_layout` enforcer wherever the node
+// needs a child placed otherwise (row-major host data becomes tiles); results pay their way
+// back to DRAM. Costs are iterated to a fixed point, so cyclic classes are handled; shared
+// sub-terms are counted once per use (a tree cost, as in egg's extractor). `extract_plan` turns
+// the selection into a graph and places it (planner.h), then checks the plan's legality with
+// Z3 (legality.h); with a time limit, exact extraction (extract_exact.h) may improve it.
+//
+//   TensorEGraph teg = rewrites::to_egraph(graph);
+//   egraph::Runner().run(teg.egraph, rules);
+//   Plan plan = extract_plan(teg, CostModel(load_device("wormhole_b0")), {});
+#pragma once
+
+#include "tilesat/cost/op_cost.h"
+#include "tilesat/cost/plan.h"
+#include "tilesat/egraph/runner.h"
+#include "tilesat/rewrites/term_language.h"
+
+#include <span>
+
+namespace tilesat::cost {
+
+struct ExtractOptions {
+  /// Seconds for the exact Z3 extraction after the DP; 0 runs the DP only.
+  double exact_time_limit_s = 0;
+};
+
+/// The DP selection (one e-node per class) and its predicted cost in microseconds.
+struct CostSelection {
+  rewrites::Selection select;
+  double cost_us = 0;
+};
+
+/// The dynamic program over (e-class, placement); `teg` must be rebuilt and outlive the result.
+CostSelection select_by_cost(const rewrites::TensorEGraph& teg, const CostModel& model);
+
+/// Selects, rebuilds the graph, plans it and checks it; throws tilesat::Error when no legal
+/// plan exists (an op that fits nowhere, or violated constraints by name).
+Plan extract_plan(const rewrites::TensorEGraph& teg, const CostModel& model,
+                  const ExtractOptions& options);
+
+/// What `tilesat opt --device` runs: load, saturate, extract a plan.
+struct DevicePlanResult {
+  Plan plan;
+  egraph::Report report;
+};
+DevicePlanResult optimize_for_device(const Graph& g, std::span<const egraph::Rewrite> rules,
+                                     const egraph::RunnerConfig& runner, const CostModel& model,
+                                     const ExtractOptions& options);
+
+} // namespace tilesat::cost

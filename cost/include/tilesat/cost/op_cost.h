@@ -1,0 +1,109 @@
+// The analytic per-op cost model: predicted device time of one op in one physical variant.
+//
+// Every estimate is built from the device descriptor's sourced constants: tile counts (with
+// the padding of unaligned shapes to 32x32 tiles), the core grid and its quantization
+// (`ceil(tiles / cores)` tiles on the busiest core), FPU cycles per tile at the math fidelity,
+// SFPU cycles, the unpackers' L1 read rate, DRAM and NoC bandwidth (interleaved operands cross
+// the NoC, sharded ones are local), the device-side launch per op and, without trace, the host
+// dispatch floor. The bounds overlap (the op takes the slowest, plus launch); the breakdown
+// names the dominant one and the numbers behind it.
+//
+//   CostModel model(load_device("wormhole_b0"), {.fidelity = MathFidelity::HiFi2});
+//   OpEstimate e = model.op(OpKind::Relu, {}, {{type, in}}, {type, out});
+//   fmt::print("{} us ({})\n", e.us, e.cost.detail);
+#pragma once
+
+#include "tilesat/cost/device.h"
+#include "tilesat/cost/plan.h"
+#include "tilesat/graph/attribute.h"
+#include "tilesat/graph/op.h"
+#include "tilesat/graph/tensor.h"
+
+#include <optional>
+#include <span>
+
+namespace tilesat::cost {
+
+/// A tensor as an op sees it: its type and where it is.
+struct TensorUse {
+  TensorType type;
+  Placement placement;
+};
+
+/// A matmul as measured in benchmarks: shapes, tile sizes and where operands live.
+struct MatmulConfig {
+  int64_t m = 0, k = 0, n = 0;
+  /// Bytes of one 32x32 tile of each operand (bf16 2048, bfp8_b 1088, bfp4_b 576, f32 4096).
+  int64_t in0_tile_bytes = 2048, in1_tile_bytes = 2048, out_tile_bytes = 2048;
+  bool in0_l1 = false, in1_l1 = false, out_l1 = false;
+  /// Operands sharded over the cores (no NoC traffic for them).
+  bool in0_sharded = false, out_sharded = false;
+  CoreGrid grid;
+  MathFidelity fidelity = MathFidelity::HiFi4;
+  /// Accumulate in f32 in DST (halves the DST tiles available).
+  bool fp32_accumulate = false;
+};
+
+/// The model's account of one op.
+struct OpEstimate {
+  double us = 0;
+  CostBreakdown cost;
+  CoreGrid grid;
+  uint32_t cores = 1;
+  /// Circular buffers plus the op's L1-resident operands and result, on the busiest core.
+  int64_t l1_bytes_per_core = 0;
+  /// Circular buffers the op's kernel allocates.
+  int64_t circular_buffers = 0;
+  std::optional<MatmulBlocking> blocking;
+  /// Matmul-like ops: the configuration estimated (grid included), for re-blocking.
+  std::optional<MatmulConfig> matmul;
+};
+
+struct CostOptions {
+  MathFidelity fidelity = MathFidelity::HiFi4;
+  /// Ops replayed from a captured trace (no host dispatch per op); off adds the host floor.
+  bool trace = true;
+};
+
+class CostModel {
+public:
+  explicit CostModel(Device device, CostOptions options = {});
+
+  const Device& device() const { return device_; }
+  const CostOptions& options() const { return options_; }
+
+  /// The cost of `kind` reading `inputs` and writing `output`; throws tilesat::Error for an op
+  /// kind with no device kernel (arguments, constants: they are not device ops).
+  OpEstimate op(OpKind kind, const Attrs& attrs, std::span<const TensorUse> inputs,
+                const TensorUse& output) const;
+  /// A matmul with explicit configuration (what the accuracy benchmark measures).
+  OpEstimate matmul(const MatmulConfig& config) const;
+  /// Converting a value of `type` from `from` to `to` (layout, buffer, memory layout).
+  OpEstimate to_layout(const TensorType& type, const Placement& from, const Placement& to) const;
+
+  /// Bytes of one tile of `dtype` (bfp8_b: 1024 mantissas plus 64 shared exponents).
+  static int64_t tile_bytes(DType dtype);
+  /// Tiles of a tensor seen as 2-D (leading dims folded into rows), padded to 32x32.
+  static std::array<int64_t, 2> tiles_2d(const Shape& shape);
+  /// Bytes a tensor occupies in `layout` (tile layout pads to whole tiles).
+  static int64_t tensor_bytes(const TensorType& type, Layout layout);
+  /// Bytes per core a tensor placed so occupies in L1 (0 in DRAM): its shard, or its share of
+  /// the interleaved pages over the usable grid.
+  int64_t l1_bytes_per_core(const TensorType& type, const Placement& p) const;
+
+private:
+  OpEstimate finish(double compute_us, double dram_us, double noc_us, double l1_us,
+                    std::string detail, bool sharded_operands) const;
+  OpEstimate eltwise(OpKind kind, const Attrs& attrs, std::span<const TensorUse> inputs,
+                     const TensorUse& output, double cycles_per_tile, std::string what) const;
+  double read_us(const TensorUse& t, uint32_t cores, double* dram, double* noc, double* l1) const;
+
+  Device device_;
+  CostOptions options_;
+};
+
+/// SFPU cycles per tile of one unary op relative to the simplest (relu = 1): transcendental
+/// functions run a polynomial or iteration of several SFPU instructions.
+double sfpu_weight(OpKind kind);
+
+} // namespace tilesat::cost

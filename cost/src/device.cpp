@@ -1,0 +1,246 @@
+// device.cpp: finding, reading and checking device descriptor files.
+#include "tilesat/cost/device.h"
+
+#include "tilesat/graph/data_files.h"
+#include "tilesat/graph/diagnostic.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fmt/format.h>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+
+namespace tilesat::cost {
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+[[noreturn]] void fail(const std::string& path, const std::string& field, const std::string& what) {
+  // The file has no line for a field (JSON parsers keep none), so the message names both.
+  throw Error(field.empty() ? fmt::format("{}: {}", path, what)
+                            : fmt::format("{}: field '{}': {}", path, field, what));
+}
+
+const json& value_of(const json& j, const std::string& path, const std::string& field) {
+  if (!j.is_object() || !j.contains("value") || !j.contains("source"))
+    fail(path, field, "expected an object {\"value\": ..., \"source\": \"...\"}");
+  for (const auto& [k, v] : j.items()) {
+    if (k != "value" && k != "source")
+      fail(path, field, fmt::format("unknown key '{}' (expected 'value' and 'source')", k));
+  }
+  if (!j["source"].is_string() || j["source"].get<std::string>().empty())
+    fail(path, field, "'source' must be a non-empty string naming where the number comes from");
+  return j["value"];
+}
+
+int64_t positive_int(const json& v, const std::string& path, const std::string& field,
+                     bool allow_zero = false) {
+  if (!v.is_number_integer())
+    fail(path, field, fmt::format("expected an integer, got {}", v.type_name()));
+  int64_t x = v.get<int64_t>();
+  if (x < 0 || (x == 0 && !allow_zero))
+    fail(path, field, fmt::format("expected a positive integer, got {}", x));
+  return x;
+}
+
+double positive_number(const json& v, const std::string& path, const std::string& field) {
+  if (!v.is_number()) fail(path, field, fmt::format("expected a number, got {}", v.type_name()));
+  double x = v.get<double>();
+  if (!(x > 0)) fail(path, field, fmt::format("expected a positive number, got {}", x));
+  return x;
+}
+
+std::array<int64_t, 2> pair_of(const json& v, const std::string& path, const std::string& field) {
+  if (!v.is_array() || v.size() != 2)
+    fail(path, field, "expected a list of two positive integers [rows, cols]");
+  return {positive_int(v[0], path, field), positive_int(v[1], path, field)};
+}
+
+CoreGrid grid_of(const json& v, const std::string& path, const std::string& field) {
+  auto p = pair_of(v, path, field);
+  return CoreGrid{static_cast<uint32_t>(p[0]), static_cast<uint32_t>(p[1])};
+}
+
+using Setter = std::function<void(Device&, const json&, const std::string&, const std::string&)>;
+
+// Every numeric field and how it is read, in the order `tilesat devices` prints them.
+const std::vector<std::pair<std::string, Setter>>& numeric_fields() {
+  static const std::vector<std::pair<std::string, Setter>> fields = {
+      {"grid_full",
+       [](Device& d, const json& v, auto& p, auto& f) { d.grid_full = grid_of(v, p, f); }},
+      {"grid_usable",
+       [](Device& d, const json& v, auto& p, auto& f) { d.grid_usable = grid_of(v, p, f); }},
+      {"l1_bytes_per_core", [](Device& d, const json& v, auto& p,
+                               auto& f) { d.l1_bytes_per_core = positive_int(v, p, f); }},
+      {"l1_reserved_bytes", [](Device& d, const json& v, auto& p,
+                               auto& f) { d.l1_reserved_bytes = positive_int(v, p, f, true); }},
+      {"tile_shape",
+       [](Device& d, const json& v, auto& p, auto& f) { d.tile_shape = pair_of(v, p, f); }},
+      {"dram_bytes",
+       [](Device& d, const json& v, auto& p, auto& f) { d.dram_bytes = positive_int(v, p, f); }},
+      {"dram_channels",
+       [](Device& d, const json& v, auto& p, auto& f) { d.dram_channels = positive_int(v, p, f); }},
+      {"dram_bandwidth_gb_s", [](Device& d, const json& v, auto& p,
+                                 auto& f) { d.dram_bandwidth_gb_s = positive_number(v, p, f); }},
+      {"noc_bytes_per_cycle_per_link",
+       [](Device& d, const json& v, auto& p, auto& f) {
+         d.noc_bytes_per_cycle_per_link = positive_number(v, p, f);
+       }},
+      {"clock_ghz",
+       [](Device& d, const json& v, auto& p, auto& f) { d.clock_ghz = positive_number(v, p, f); }},
+      {"fpu_matmul_cycles_per_tile",
+       [](Device& d, const json& v, auto& p, auto& f) {
+         if (!v.is_object()) fail(p, f, "expected an object {\"LoFi\": n, \"HiFi2\": n, ...}");
+         for (const auto& [k, x] : v.items()) {
+           MathFidelity fid;
+           try {
+             fid = parse_fidelity(k);
+           } catch (const Error&) {
+             fail(p, f,
+                  fmt::format("unknown fidelity '{}' (expected LoFi, HiFi2, HiFi3, HiFi4)", k));
+           }
+           d.fpu_matmul_cycles_per_tile[static_cast<size_t>(fid)] =
+               positive_number(x, p, f + "." + k);
+         }
+         for (MathFidelity fid :
+              {MathFidelity::LoFi, MathFidelity::HiFi2, MathFidelity::HiFi3, MathFidelity::HiFi4}) {
+           if (d.fpu_matmul_cycles_per_tile[static_cast<size_t>(fid)] <= 0)
+             fail(p, f, fmt::format("missing fidelity '{}'", fidelity_name(fid)));
+         }
+       }},
+      {"fpu_eltwise_cycles_per_tile",
+       [](Device& d, const json& v, auto& p, auto& f) {
+         d.fpu_eltwise_cycles_per_tile = positive_number(v, p, f);
+       }},
+      {"sfpu_cycles_per_tile", [](Device& d, const json& v, auto& p,
+                                  auto& f) { d.sfpu_cycles_per_tile = positive_number(v, p, f); }},
+      {"unpack_bytes_per_cycle",
+       [](Device& d, const json& v, auto& p, auto& f) {
+         d.unpack_bytes_per_cycle = positive_number(v, p, f);
+       }},
+      {"dst_tiles",
+       [](Device& d, const json& v, auto& p, auto& f) { d.dst_tiles = positive_int(v, p, f); }},
+      {"max_circular_buffers", [](Device& d, const json& v, auto& p,
+                                  auto& f) { d.max_circular_buffers = positive_int(v, p, f); }},
+      {"launch_us",
+       [](Device& d, const json& v, auto& p, auto& f) { d.launch_us = positive_number(v, p, f); }},
+      {"host_dispatch_us", [](Device& d, const json& v, auto& p,
+                              auto& f) { d.host_dispatch_us = positive_number(v, p, f); }},
+      {"host_dispatch_sharded_us",
+       [](Device& d, const json& v, auto& p, auto& f) {
+         d.host_dispatch_sharded_us = positive_number(v, p, f);
+       }},
+  };
+  return fields;
+}
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(fmt::format("{}: cannot open device descriptor", path));
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+} // namespace
+
+std::string_view fidelity_name(MathFidelity f) {
+  switch (f) {
+  case MathFidelity::LoFi:
+    return "LoFi";
+  case MathFidelity::HiFi2:
+    return "HiFi2";
+  case MathFidelity::HiFi3:
+    return "HiFi3";
+  case MathFidelity::HiFi4:
+    return "HiFi4";
+  }
+  throw InternalError("bad MathFidelity");
+}
+
+MathFidelity parse_fidelity(std::string_view name) {
+  for (MathFidelity f :
+       {MathFidelity::LoFi, MathFidelity::HiFi2, MathFidelity::HiFi3, MathFidelity::HiFi4}) {
+    if (fidelity_name(f) == name) return f;
+  }
+  throw Error(
+      fmt::format("unknown math fidelity '{}' (expected LoFi, HiFi2, HiFi3 or HiFi4)", name));
+}
+
+Device parse_device(const std::string& text, const std::string& path) {
+  json j;
+  try {
+    j = json::parse(text);
+  } catch (const json::parse_error& e) {
+    // Turn the byte offset into a line number.
+    size_t byte = std::min(static_cast<size_t>(e.byte), text.size());
+    int line = 1 + static_cast<int>(
+                       std::count(text.begin(), text.begin() + static_cast<long>(byte), '\n'));
+    throw Error(SourceLoc{path, line, 0}, fmt::format("invalid JSON: {}", e.what()));
+  }
+  if (!j.is_object()) fail(path, "", "expected a JSON object of descriptor fields");
+  Device d;
+  d.path = path;
+  std::set<std::string> known = {"name", "description", "arch"};
+  for (const auto& [name, setter] : numeric_fields()) known.insert(name);
+  for (const auto& [k, v] : j.items()) {
+    if (!known.count(k)) {
+      std::vector<std::string> names(known.begin(), known.end());
+      fail(path, k, fmt::format("unknown field (known fields: {})", fmt::join(names, ", ")));
+    }
+  }
+  for (const char* s : {"name", "description", "arch"}) {
+    if (!j.contains(s)) fail(path, s, "missing field");
+    if (!j[s].is_string())
+      fail(path, s, fmt::format("expected a string, got {}", j[s].type_name()));
+  }
+  d.name = j["name"].get<std::string>();
+  d.description = j["description"].get<std::string>();
+  d.arch = j["arch"].get<std::string>();
+  if (d.name.empty()) fail(path, "name", "must not be empty");
+  for (const auto& [name, setter] : numeric_fields()) {
+    if (!j.contains(name)) fail(path, name, "missing field");
+    const json& v = value_of(j[name], path, name);
+    setter(d, v, path, name);
+    d.sources.emplace_back(name, j[name]["source"].get<std::string>());
+  }
+  if (d.l1_reserved_bytes >= d.l1_bytes_per_core)
+    fail(path, "l1_reserved_bytes",
+         fmt::format("{} leaves no usable L1 of the {} bytes per core", d.l1_reserved_bytes,
+                     d.l1_bytes_per_core));
+  if (d.grid_usable.rows > d.grid_full.rows || d.grid_usable.cols > d.grid_full.cols)
+    fail(path, "grid_usable",
+         fmt::format("{}x{} does not fit in grid_full {}x{}", d.grid_usable.rows,
+                     d.grid_usable.cols, d.grid_full.rows, d.grid_full.cols));
+  if (d.tile_shape != std::array<int64_t, 2>{32, 32})
+    fail(path, "tile_shape", "only 32x32 tiles are supported");
+  return d;
+}
+
+std::string devices_dir() {
+  return find_data_dir("devices", {TILESAT_SOURCE_DEVICES_DIR, TILESAT_INSTALL_DEVICES_DIR});
+}
+
+std::vector<std::string> device_names() {
+  return data_file_names(devices_dir(), ".json");
+}
+
+Device load_device(const std::string& name_or_path) {
+  bool is_path =
+      name_or_path.find('/') != std::string::npos ||
+      (name_or_path.size() > 5 && name_or_path.substr(name_or_path.size() - 5) == ".json");
+  if (is_path) return parse_device(read_file(name_or_path), name_or_path);
+  fs::path p = fs::path(devices_dir()) / (name_or_path + ".json");
+  if (!fs::is_regular_file(p))
+    throw Error(fmt::format("unknown device '{}' (devices: {}; or give a descriptor file path)",
+                            name_or_path, fmt::join(device_names(), ", ")));
+  return parse_device(read_file(p.string()), p.string());
+}
+
+} // namespace tilesat::cost

@@ -1,0 +1,241 @@
+// extract.cpp: the dynamic program over (e-class, placement), and plan extraction.
+#include "tilesat/cost/extract.h"
+
+#include "tilesat/cost/extract_exact.h"
+#include "tilesat/cost/legality.h"
+#include "tilesat/cost/placement.h"
+#include "tilesat/cost/planner.h"
+#include "tilesat/graph/diagnostic.h"
+#include "tilesat/rewrites/extract.h"
+#include "tilesat/rewrites/payload.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <limits>
+#include <memory>
+#include <unordered_map>
+
+namespace tilesat::cost {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+struct Choice {
+  egraph::NodeId node = egraph::kNoId;
+  std::vector<uint32_t> child_placement; // index into the child class's candidates
+};
+
+struct ClassState {
+  std::vector<Placement> cands;
+  std::vector<double> cost;
+  std::vector<Choice> choice;
+};
+
+class Dp {
+public:
+  Dp(const rewrites::TensorEGraph& teg, const CostModel& model) : teg_(teg), model_(model) {}
+
+  void run() {
+    const egraph::EGraph& eg = teg_.egraph;
+    for (egraph::Id c : eg.classes()) {
+      ClassState& s = state_[c];
+      const TensorType& type = teg_.facts_of(c).type;
+      s.cands = candidate_placements(type, model_.device(), OpKind::Add);
+      s.cands.insert(s.cands.begin(), host_placement());
+      s.cost.assign(s.cands.size(), kInf);
+      s.choice.assign(s.cands.size(), Choice{});
+    }
+    // Bellman-Ford style: costs only decrease, so this reaches a fixed point.
+    for (size_t pass = 0; pass <= eg.num_classes() + 1; ++pass) {
+      bool changed = false;
+      for (egraph::Id c : eg.classes())
+        for (egraph::NodeId n : eg.eclass(c).nodes) changed |= relax(c, n);
+      if (!changed) break;
+    }
+  }
+
+  // The cheapest way to have class `c` in tile layout for a consumer: its index and cost.
+  std::pair<uint32_t, double> best_input(egraph::Id c) const {
+    const ClassState& s = state_.at(teg_.egraph.find(c));
+    const TensorType& type = teg_.facts_of(c).type;
+    uint32_t best = 0;
+    double cost = kInf;
+    for (uint32_t k = 0; k < s.cands.size(); ++k) {
+      if (s.cost[k] == kInf) continue;
+      double conv = s.cands[k].layout == Layout::Tile
+                        ? 0
+                        : model_.to_layout(type, s.cands[k], dram_tile_placement()).us;
+      if (s.cost[k] + conv < cost) {
+        cost = s.cost[k] + conv;
+        best = k;
+      }
+    }
+    return {best, cost};
+  }
+
+  // The result's placement: cheapest counting the way back to DRAM.
+  std::pair<uint32_t, double> best_result(egraph::Id c) const {
+    const ClassState& s = state_.at(teg_.egraph.find(c));
+    const TensorType& type = teg_.facts_of(c).type;
+    uint32_t best = 0;
+    double cost = kInf;
+    for (uint32_t k = 0; k < s.cands.size(); ++k) {
+      if (s.cost[k] == kInf) continue;
+      double conv = s.cands[k].buffer == BufferType::DRAM
+                        ? 0
+                        : model_.to_layout(type, s.cands[k], dram_tile_placement()).us;
+      if (s.cost[k] + conv < cost) {
+        cost = s.cost[k] + conv;
+        best = k;
+      }
+    }
+    return {best, cost};
+  }
+
+  const ClassState& state(egraph::Id c) const { return state_.at(teg_.egraph.find(c)); }
+
+private:
+  bool relax(egraph::Id c, egraph::NodeId n) {
+    const egraph::EGraph& eg = teg_.egraph;
+    egraph::ENode node = eg.node(n);
+    std::optional<OpKind> kind = rewrites::op_of(node.op);
+    if (!kind) return false;
+    ClassState& s = state_[c];
+    if (*kind == OpKind::Argument || *kind == OpKind::Constant) {
+      if (s.cost[0] > 0) {
+        s.cost[0] = 0;
+        s.choice[0] = Choice{n, {}};
+        return true;
+      }
+      return false;
+    }
+    Choice choice{n, {}};
+    std::vector<TensorUse> uses;
+    double children = 0;
+    std::optional<Placement> shard;
+    for (egraph::Id ch : node.children) {
+      auto [k, cost] = best_input(ch);
+      if (cost == kInf) return false;
+      const ClassState& cs = state(ch);
+      Placement p = cs.cands[k].layout == Layout::Tile ? cs.cands[k] : dram_tile_placement();
+      const TensorType& type = teg_.facts_of(ch).type;
+      // Two sharded operands must share a shard spec; otherwise the enforcer moves one.
+      if (p.memory != MemoryLayout::Interleaved) {
+        if (!shard)
+          shard = p;
+        else if (!(p == *shard)) {
+          cost += model_.to_layout(type, p, dram_tile_placement()).us;
+          p = dram_tile_placement();
+        }
+      }
+      children += cost;
+      choice.child_placement.push_back(k);
+      uses.push_back(TensorUse{type, p});
+    }
+    const TensorType& out_type = teg_.facts_of(c).type;
+    const Attrs& attrs = teg_.facts->attrs_of(eg, node);
+    bool matmul = *kind == OpKind::Matmul || *kind == OpKind::Linear;
+    bool changed = false;
+    for (uint32_t k = 1; k < s.cands.size(); ++k) {
+      const Placement& p = s.cands[k];
+      if (matmul && p.memory == MemoryLayout::HeightSharded) continue;
+      OpEstimate e;
+      try {
+        e = model_.op(*kind, attrs, uses, TensorUse{out_type, p});
+      } catch (const Error&) {
+        return changed; // no kernel for this variant
+      }
+      if (e.l1_bytes_per_core > model_.device().usable_l1_bytes()) continue;
+      if (e.circular_buffers > model_.device().max_circular_buffers) continue;
+      double total = e.us + children;
+      if (total < s.cost[k] - 1e-12) {
+        s.cost[k] = total;
+        s.choice[k] = choice;
+        changed = true;
+      }
+    }
+    return changed;
+  }
+
+  const rewrites::TensorEGraph& teg_;
+  const CostModel& model_;
+  std::unordered_map<egraph::Id, ClassState> state_;
+};
+
+} // namespace
+
+CostSelection select_by_cost(const rewrites::TensorEGraph& teg, const CostModel& model) {
+  auto dp = std::make_shared<Dp>(teg, model);
+  dp->run();
+  auto chosen = std::make_shared<std::unordered_map<egraph::Id, egraph::NodeId>>();
+  CostSelection out;
+  // Top-down from the results: the first demand of a class fixes its e-node.
+  std::vector<std::pair<egraph::Id, uint32_t>> stack;
+  for (size_t i = 0; i < teg.results.size(); ++i) {
+    egraph::Id r = teg.results[i];
+    auto [k, cost] = dp->best_result(r);
+    if (cost == kInf) {
+      throw Error(fmt::format("no plan computes result {} on device '{}' (every variant of it "
+                              "needs more L1 or circular buffers than the device has)",
+                              i, model.device().name));
+    }
+    out.cost_us += cost;
+    stack.emplace_back(teg.egraph.find(r), k);
+  }
+  while (!stack.empty()) {
+    auto [c, k] = stack.back();
+    stack.pop_back();
+    if (chosen->count(c)) continue;
+    const Choice& ch = dp->state(c).choice[k];
+    (*chosen)[c] = ch.node;
+    egraph::ENode node = teg.egraph.node(ch.node);
+    for (size_t i = 0; i < node.children.size(); ++i)
+      stack.emplace_back(teg.egraph.find(node.children[i]), ch.child_placement[i]);
+  }
+  const egraph::EGraph* eg = &teg.egraph;
+  out.select = [chosen, eg](egraph::Id cls) {
+    auto it = chosen->find(eg->find(cls));
+    return it == chosen->end() ? egraph::kNoId : it->second;
+  };
+  return out;
+}
+
+Plan extract_plan(const rewrites::TensorEGraph& teg, const CostModel& model,
+                  const ExtractOptions& options) {
+  CostSelection sel;
+  try {
+    sel = select_by_cost(teg, model);
+  } catch (const Error&) {
+    // No variant of some op fits: planning the shortest program names the op and its bytes.
+    plan_graph(rewrites::extract_fewest_ops(teg), model);
+    throw;
+  }
+  Plan plan = plan_graph(rewrites::to_graph(teg, sel.select), model);
+  plan.extraction_method = "dp";
+  plan.extraction_cost = plan.predicted_total_us;
+  // A lower bound every plan pays: one device launch per result that is not an argument.
+  double lower = 0;
+  for (const PlannedOp& op : plan.ops) lower = std::max(lower, op.cost.dispatch_us);
+  plan.optimality_gap =
+      plan.extraction_cost > 0 ? (plan.extraction_cost - lower) / plan.extraction_cost : 0;
+  if (options.exact_time_limit_s > 0) {
+    if (std::optional<Plan> better =
+            extract_exact(teg, model, sel.select, plan, options.exact_time_limit_s))
+      plan = std::move(*better);
+  }
+  require_legal(plan, model);
+  return plan;
+}
+
+DevicePlanResult optimize_for_device(const Graph& g, std::span<const egraph::Rewrite> rules,
+                                     const egraph::RunnerConfig& runner, const CostModel& model,
+                                     const ExtractOptions& options) {
+  rewrites::TensorEGraph teg = rewrites::to_egraph(g);
+  DevicePlanResult out;
+  out.report = egraph::Runner(runner).run(teg.egraph, rules);
+  out.plan = extract_plan(teg, model, options);
+  out.plan.graph.set_name(g.name());
+  return out;
+}
+
+} // namespace tilesat::cost

@@ -1,0 +1,152 @@
+// legality.cpp: a plan's constraints as named Z3 assertions; unsat cores name violations.
+#include "tilesat/cost/legality.h"
+
+#include "tilesat/cost/placement.h"
+#include "tilesat/cost/planner.h"
+#include "tilesat/graph/diagnostic.h"
+
+#include <fmt/format.h>
+#include <map>
+#include <set>
+#include <z3++.h>
+
+namespace tilesat::cost {
+
+LegalityResult check_legality(const Plan& plan, const CostModel& model) {
+  const Device& d = model.device();
+  z3::context ctx;
+  z3::solver solver(ctx);
+  std::map<std::string, std::string> details;
+  LegalityResult out;
+  auto num = [&](int64_t v) { return ctx.int_val(static_cast<int64_t>(v)); };
+  // Each named constraint hangs off its own Boolean: `name => constraint`.
+  std::vector<std::pair<std::string, z3::expr>> named;
+  auto track = [&](const z3::expr& e, const std::string& name, std::string detail) {
+    z3::expr literal = ctx.bool_const(name.c_str());
+    solver.add(z3::implies(literal, e));
+    named.emplace_back(name, literal);
+    details[name] = std::move(detail);
+    ++out.constraints;
+  };
+  z3::expr usable = ctx.int_const("usable_l1");
+  track(usable == num(d.usable_l1_bytes()), "device_usable_l1",
+        fmt::format("{} - {} reserved = {} bytes", d.l1_bytes_per_core, d.l1_reserved_bytes,
+                    d.usable_l1_bytes()));
+  for (size_t i = 0; i < plan.ops.size(); ++i) {
+    const PlannedOp& op = plan.ops[i];
+    std::string at = fmt::format("{}#{}", op.name, i);
+    int64_t live = live_l1_bytes(plan, model, i);
+    z3::expr fp = ctx.int_const(("l1_footprint@" + at).c_str());
+    z3::expr lv = ctx.int_const(("l1_live@" + at).c_str());
+    solver.add(fp == num(op.l1_bytes_per_core));
+    solver.add(lv == num(live));
+    track(lv + fp <= usable, "l1@" + at,
+          fmt::format("{} bytes of live L1 tensors + {} bytes of circular buffers and operands "
+                      "= {} > {} usable per core",
+                      live, op.l1_bytes_per_core, live + op.l1_bytes_per_core,
+                      d.usable_l1_bytes()));
+    track(num(op.circular_buffers) <= num(d.max_circular_buffers), "cbs@" + at,
+          fmt::format("{} circular buffers > {} allowed", op.circular_buffers,
+                      d.max_circular_buffers));
+    if (op.blocking) {
+      const MatmulBlocking& b = *op.blocking;
+      z3::expr h = num(b.out_subblock_h), w = num(b.out_subblock_w);
+      track(h * w <= num(d.dst_tiles), "dst@" + at,
+            fmt::format("sub-block {}x{} = {} tiles > {} DST tiles", b.out_subblock_h,
+                        b.out_subblock_w, b.out_subblock_h * b.out_subblock_w, d.dst_tiles));
+      track(z3::mod(num(b.per_core_m), h) == 0 && z3::mod(num(b.per_core_n), w) == 0,
+            "blocking_divides@" + at,
+            fmt::format("sub-block {}x{} does not divide the per-core block {}x{}",
+                        b.out_subblock_h, b.out_subblock_w, b.per_core_m, b.per_core_n));
+    }
+  }
+  for (size_t v = 0; v < plan.values.size(); ++v) {
+    const Placement& p = plan.values[v].placement;
+    if (p.memory == MemoryLayout::Interleaved) continue;
+    std::string at = fmt::format("v{}", v);
+    const TensorType& type = plan.graph.node(plan.values[v].node).type;
+    auto t = CostModel::tiles_2d(type.shape);
+    track(num(p.grid.rows) <= num(d.grid_usable.rows) &&
+              num(p.grid.cols) <= num(d.grid_usable.cols),
+          "shard_fits@" + at,
+          fmt::format("shard grid {}x{} exceeds the usable grid {}x{}", p.grid.rows, p.grid.cols,
+                      d.grid_usable.rows, d.grid_usable.cols));
+    int64_t grid_rows = p.memory == MemoryLayout::HeightSharded ? p.grid.cores() : p.grid.rows;
+    int64_t grid_cols = p.memory == MemoryLayout::HeightSharded ? 1 : p.grid.cols;
+    track(num(p.shard_shape[0]) * num(grid_rows) == num(t[0] * 32) &&
+              num(p.shard_shape[1]) * num(grid_cols) == num(t[1] * 32),
+          "shard_divides@" + at,
+          fmt::format("shards {}x{} on {}x{} cores do not tile the padded {}x{} tensor",
+                      p.shard_shape[0], p.shard_shape[1], grid_rows, grid_cols, t[0] * 32,
+                      t[1] * 32));
+    track(z3::mod(num(p.shard_shape[0]), 32) == 0 && z3::mod(num(p.shard_shape[1]), 32) == 0,
+          "tile_aligned@" + at,
+          fmt::format("shard {}x{} is not a whole number of 32x32 tiles", p.shard_shape[0],
+                      p.shard_shape[1]));
+  }
+  z3::expr_vector all(ctx);
+  for (const auto& [name, literal] : named) all.push_back(literal);
+  if (solver.check(all) == z3::sat) return out;
+  out.legal = false;
+  // The unsat core names a conflicting subset; each constraint is then checked on its own so
+  // the report lists every violation, not only the first the core found.
+  std::set<std::string> in_core;
+  z3::expr_vector core = solver.unsat_core();
+  for (unsigned i = 0; i < core.size(); ++i) in_core.insert(core[i].decl().name().str());
+  z3::expr device = named.front().second;
+  for (const auto& [name, literal] : named) {
+    if (name == "device_usable_l1") continue;
+    z3::expr_vector one(ctx);
+    one.push_back(device);
+    one.push_back(literal);
+    if (in_core.count(name) || solver.check(one) == z3::unsat)
+      out.violations.push_back(Violation{name, details[name]});
+  }
+  return out;
+}
+
+void require_legal(const Plan& plan, const CostModel& model) {
+  LegalityResult r = check_legality(plan, model);
+  if (r.legal) return;
+  std::string text;
+  for (const Violation& v : r.violations) text += fmt::format("\n  {}: {}", v.name, v.detail);
+  throw Error(
+      fmt::format("illegal plan for device '{}': violated constraints:{}", plan.device, text));
+}
+
+std::optional<MatmulBlocking> choose_blocking_z3(const MatmulConfig& m, const Device& d) {
+  auto ceil_div = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
+  int64_t mt = ceil_div(m.m, 32), kt = ceil_div(m.k, 32), nt = ceil_div(m.n, 32);
+  int64_t pm = ceil_div(mt, std::max<uint32_t>(m.grid.rows, 1));
+  int64_t pn = ceil_div(nt, std::max<uint32_t>(m.grid.cols, 1));
+  z3::context ctx;
+  z3::optimize opt(ctx);
+  z3::expr h = ctx.int_const("out_subblock_h"), w = ctx.int_const("out_subblock_w");
+  z3::expr ibw = ctx.int_const("in0_block_w");
+  z3::expr qh = ctx.int_const("per_core_m_over_h"), qw = ctx.int_const("per_core_n_over_w");
+  z3::expr qk = ctx.int_const("kt_over_in0_block_w");
+  auto num = [&](int64_t v) { return ctx.int_val(static_cast<int64_t>(v)); };
+  int64_t dst = std::max<int64_t>(d.dst_tiles / 2 / (m.fp32_accumulate ? 2 : 1), 1);
+  opt.add(h >= 1 && w >= 1 && ibw >= 1 && ibw <= 8);
+  opt.add(h * qh == num(pm) && w * qw == num(pn) && ibw * qk == num(kt));
+  opt.add(h * w <= num(dst));
+  opt.add(num(2 * pm * m.in0_tile_bytes) * ibw + num(2 * pn * m.in1_tile_bytes) * ibw +
+              num(pm * pn * m.out_tile_bytes) <=
+          num(d.usable_l1_bytes()));
+  // Unpacker traffic per core: Kt * per_core_m * per_core_n * (in0/w + in1/h)
+  //   = Kt * (in0 * per_core_m * (per_core_n / w) + in1 * per_core_n * (per_core_m / h)),
+  // linear in the quotients; then the widest inner block that fits.
+  opt.minimize(num(m.in0_tile_bytes * pm) * qw + num(m.in1_tile_bytes * pn) * qh);
+  opt.maximize(ibw);
+  if (opt.check() != z3::sat) return std::nullopt;
+  z3::model mod = opt.get_model();
+  MatmulBlocking b;
+  b.per_core_m = pm;
+  b.per_core_n = pn;
+  b.out_subblock_h = mod.eval(h).get_numeral_int64();
+  b.out_subblock_w = mod.eval(w).get_numeral_int64();
+  b.in0_block_w = mod.eval(ibw).get_numeral_int64();
+  return b;
+}
+
+} // namespace tilesat::cost

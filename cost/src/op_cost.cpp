@@ -1,0 +1,507 @@
+// op_cost.cpp: the analytic cost of each op kind, matmul blocking, and to_layout conversions.
+#include "tilesat/cost/op_cost.h"
+
+#include "tilesat/graph/diagnostic.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fmt/format.h>
+
+namespace tilesat::cost {
+namespace {
+
+int64_t ceil_div(int64_t a, int64_t b) {
+  return (a + b - 1) / b;
+}
+
+// FPU passes over the mantissa bits: LoFi 1, HiFi2 2, HiFi3 3, HiFi4 4.
+double fidelity_passes(const Device& d, MathFidelity f) {
+  return d.fpu_matmul_cycles_per_tile[static_cast<size_t>(f)] /
+         d.fpu_matmul_cycles_per_tile[static_cast<size_t>(MathFidelity::LoFi)];
+}
+
+const char* short_place(const Placement& p) {
+  if (p.buffer == BufferType::DRAM) return "DRAM";
+  return p.memory == MemoryLayout::Interleaved ? "L1" : "L1-sharded";
+}
+
+// The largest divisor of `n` that is at most `cap`.
+int64_t largest_divisor_at_most(int64_t n, int64_t cap) {
+  for (int64_t d = std::min(n, cap); d > 1; --d)
+    if (n % d == 0) return d;
+  return 1;
+}
+
+} // namespace
+
+double sfpu_weight(OpKind kind) {
+  switch (kind) {
+  // One SFPU instruction per element row: compare/select or sign manipulation.
+  case OpKind::Relu:
+  case OpKind::Neg:
+  case OpKind::Abs:
+  case OpKind::Maximum:
+  case OpKind::Minimum:
+  case OpKind::Full:
+    return 1;
+  // Polynomial or Newton iterations of about eight instructions (a modelling assumption,
+  // not a measured figure; cost/README.md).
+  case OpKind::Exp:
+  case OpKind::Log:
+  case OpKind::Sqrt:
+  case OpKind::Rsqrt:
+  case OpKind::Reciprocal:
+  case OpKind::Sigmoid:
+  case OpKind::Tanh:
+  case OpKind::Gelu:
+  case OpKind::Sin:
+  case OpKind::Cos:
+  case OpKind::Erf:
+    return 8;
+  case OpKind::Pow:
+    return 16; // exp(b * log(a))
+  default:
+    return 0;
+  }
+}
+
+CostModel::CostModel(Device device, CostOptions options)
+    : device_(std::move(device)), options_(options) {}
+
+int64_t CostModel::tile_bytes(DType dtype) {
+  return ::tilesat::tile_bytes(dtype);
+}
+
+std::array<int64_t, 2> CostModel::tiles_2d(const Shape& shape) {
+  int64_t rows = 1, cols = 1;
+  if (shape.rank() >= 1) cols = shape[shape.rank() - 1];
+  for (int64_t i = 0; i + 1 < shape.rank(); ++i) rows *= shape[i];
+  // Leading dims fold into rows, but each 2-D slice pads its own rows to whole tiles.
+  int64_t last_rows = shape.rank() >= 2 ? shape[shape.rank() - 2] : 1;
+  int64_t batches = last_rows == 0 ? 0 : rows / std::max<int64_t>(last_rows, 1);
+  return {std::max<int64_t>(batches, 1) * ceil_div(std::max<int64_t>(last_rows, 1), 32),
+          ceil_div(std::max<int64_t>(cols, 1), 32)};
+}
+
+int64_t CostModel::tensor_bytes(const TensorType& type, Layout layout) {
+  if (layout == Layout::Tile) {
+    auto t = tiles_2d(type.shape);
+    return t[0] * t[1] * tile_bytes(type.dtype);
+  }
+  return std::max<int64_t>(type.shape.numel(), 1) * element_bytes(type.dtype);
+}
+
+int64_t CostModel::l1_bytes_per_core(const TensorType& type, const Placement& p) const {
+  if (p.buffer == BufferType::DRAM) return 0;
+  if (p.memory != MemoryLayout::Interleaved) {
+    TensorType shard{type.dtype, Shape{p.shard_shape[0], p.shard_shape[1]}};
+    return tensor_bytes(shard, p.layout);
+  }
+  // Interleaved pages (tiles, or rows) go round-robin over the banks of every usable core.
+  int64_t cores = device_.grid_usable.cores();
+  if (p.layout == Layout::Tile) {
+    auto t = tiles_2d(type.shape);
+    return ceil_div(t[0] * t[1], cores) * tile_bytes(type.dtype);
+  }
+  int64_t cols = type.shape.rank() >= 1 ? type.shape[type.shape.rank() - 1] : 1;
+  int64_t rows = std::max<int64_t>(type.shape.numel(), 1) / std::max<int64_t>(cols, 1);
+  return ceil_div(rows, cores) * cols * element_bytes(type.dtype);
+}
+
+OpEstimate CostModel::finish(double compute_us, double dram_us, double noc_us, double l1_us,
+                             std::string detail, bool sharded_operands) const {
+  OpEstimate e;
+  CostBreakdown& c = e.cost;
+  c.compute_us = compute_us;
+  c.dram_us = dram_us;
+  c.noc_us = noc_us;
+  c.l1_us = l1_us;
+  c.dispatch_us = device_.launch_us;
+  double bound = std::max({compute_us, dram_us, noc_us, l1_us});
+  double device_us = device_.launch_us + bound;
+  e.us = device_us;
+  if (!options_.trace) {
+    double host = sharded_operands ? device_.host_dispatch_sharded_us : device_.host_dispatch_us;
+    c.dispatch_us = std::max(device_.launch_us, host - bound);
+    e.us = std::max(device_us, host);
+  }
+  if (c.dispatch_us >= bound)
+    c.dominant = "dispatch";
+  else if (bound == compute_us)
+    c.dominant = "compute";
+  else if (bound == dram_us)
+    c.dominant = "dram";
+  else if (bound == noc_us)
+    c.dominant = "noc";
+  else
+    c.dominant = "l1";
+  c.detail = fmt::format("{}; compute {:.2f} dram {:.2f} noc {:.2f} l1 {:.2f} dispatch {:.2f} us",
+                         detail, compute_us, dram_us, noc_us, l1_us, c.dispatch_us);
+  return e;
+}
+
+OpEstimate CostModel::matmul(const MatmulConfig& m) const {
+  const Device& d = device_;
+  int64_t mt = ceil_div(m.m, 32), kt = ceil_div(m.k, 32), nt = ceil_div(m.n, 32);
+  int64_t gr = std::max<uint32_t>(m.grid.rows, 1), gc = std::max<uint32_t>(m.grid.cols, 1);
+  MatmulBlocking b;
+  b.per_core_m = ceil_div(mt, gr);
+  b.per_core_n = ceil_div(nt, gc);
+  int64_t rows_used = ceil_div(mt, b.per_core_m), cols_used = ceil_div(nt, b.per_core_n);
+  // DST holds dst_tiles; half of it while the packer drains the other half, half again when
+  // accumulating in f32.
+  int64_t dst = std::max<int64_t>(d.dst_tiles / 2 / (m.fp32_accumulate ? 2 : 1), 1);
+  // The sub-block that makes the unpackers move the fewest bytes per tile product.
+  double best_bytes = 0;
+  for (int64_t h = 1; h <= b.per_core_m; ++h) {
+    if (b.per_core_m % h) continue;
+    for (int64_t w = 1; w <= b.per_core_n && h * w <= dst; ++w) {
+      if (b.per_core_n % w) continue;
+      double bytes = static_cast<double>(m.in0_tile_bytes) / static_cast<double>(w) +
+                     static_cast<double>(m.in1_tile_bytes) / static_cast<double>(h);
+      if (best_bytes == 0 || bytes < best_bytes - 1e-9) {
+        best_bytes = bytes;
+        b.out_subblock_h = h;
+        b.out_subblock_w = w;
+      }
+    }
+  }
+  // Circular buffers: double-buffered in0 and in1 blocks, and the output block.
+  auto cb_bytes = [&](int64_t ibw) {
+    return 2 * b.per_core_m * ibw * m.in0_tile_bytes + 2 * ibw * b.per_core_n * m.in1_tile_bytes +
+           b.per_core_m * b.per_core_n * m.out_tile_bytes;
+  };
+  b.in0_block_w = 1;
+  for (int64_t ibw = largest_divisor_at_most(kt, 8); ibw >= 1; --ibw) {
+    if (kt % ibw == 0 && cb_bytes(ibw) <= d.usable_l1_bytes()) {
+      b.in0_block_w = ibw;
+      break;
+    }
+  }
+  double tiles = static_cast<double>(b.per_core_m * b.per_core_n * kt);
+  double fpu = tiles * d.fpu_matmul_cycles_per_tile[static_cast<size_t>(m.fidelity)];
+  // The unpackers bring an in0 tile per output column of a sub-block and an in1 tile per row.
+  double unpack_bytes_per_tile =
+      static_cast<double>(m.in0_tile_bytes) / static_cast<double>(b.out_subblock_w) +
+      static_cast<double>(m.in1_tile_bytes) / static_cast<double>(b.out_subblock_h);
+  double unpack = tiles * unpack_bytes_per_tile / d.unpack_bytes_per_cycle;
+  double compute_us = d.cycles_to_us(fpu + unpack);
+  double dram_bytes = (m.in0_l1 ? 0.0 : static_cast<double>(mt * kt * m.in0_tile_bytes)) +
+                      (m.in1_l1 ? 0.0 : static_cast<double>(kt * nt * m.in1_tile_bytes)) +
+                      (m.out_l1 ? 0.0 : static_cast<double>(mt * nt * m.out_tile_bytes));
+  double dram_us = dram_bytes / (d.dram_bandwidth_gb_s * 1e3);
+  // Each core receives its in0 rows and in1 columns over its NoC link (multicast).
+  double noc_bytes = static_cast<double>(b.per_core_m * kt * m.in0_tile_bytes +
+                                         kt * b.per_core_n * m.in1_tile_bytes);
+  double noc_us = d.cycles_to_us(noc_bytes / d.noc_bytes_per_cycle_per_link);
+  std::string detail = fmt::format(
+      "matmul {}x{}x{} = {}x{}x{} tiles on {}x{} cores, {}x{} tiles per core, "
+      "subblock {}x{}, {:.0f} tile products x ({:.0f} FPU {} + {:.1f} unpack) cycles",
+      m.m, m.k, m.n, mt, kt, nt, rows_used, cols_used, b.per_core_m, b.per_core_n, b.out_subblock_h,
+      b.out_subblock_w, tiles, d.fpu_matmul_cycles_per_tile[static_cast<size_t>(m.fidelity)],
+      fidelity_name(m.fidelity), unpack_bytes_per_tile / d.unpack_bytes_per_cycle);
+  OpEstimate e = finish(compute_us, dram_us, noc_us, 0, detail, m.in0_sharded || m.out_sharded);
+  e.grid = CoreGrid{static_cast<uint32_t>(rows_used), static_cast<uint32_t>(cols_used)};
+  e.cores = e.grid.cores();
+  e.blocking = b;
+  e.matmul = m;
+  e.circular_buffers = 3;
+  e.l1_bytes_per_core = cb_bytes(b.in0_block_w);
+  return e;
+}
+
+double CostModel::read_us(const TensorUse& t, uint32_t cores, double* dram, double* noc,
+                          double* l1) const {
+  const Device& d = device_;
+  double bytes = static_cast<double>(tensor_bytes(t.type, t.placement.layout));
+  if (t.placement.buffer == BufferType::DRAM) {
+    *dram += bytes / (d.dram_bandwidth_gb_s * 1e3);
+  } else if (t.placement.memory == MemoryLayout::Interleaved) {
+    *noc += d.cycles_to_us(bytes / (d.noc_bytes_per_cycle_per_link * cores));
+  } else {
+    *l1 += d.cycles_to_us(bytes / cores / d.unpack_bytes_per_cycle);
+  }
+  return bytes;
+}
+
+OpEstimate CostModel::eltwise(OpKind kind, const Attrs& /*attrs*/,
+                              std::span<const TensorUse> inputs, const TensorUse& output,
+                              double cycles_per_tile, std::string what) const {
+  const Device& d = device_;
+  auto t = tiles_2d(output.type.shape);
+  int64_t tiles = t[0] * t[1];
+  CoreGrid grid = output.placement.memory != MemoryLayout::Interleaved &&
+                          output.placement.buffer == BufferType::L1
+                      ? output.placement.grid
+                      : d.grid_usable;
+  int64_t cores = std::min<int64_t>(tiles, grid.cores());
+  int64_t per_core = ceil_div(tiles, cores);
+  double dram = 0, noc = 0, l1 = 0;
+  double in_bytes_per_tile = 0;
+  bool sharded = false;
+  for (const TensorUse& in : inputs) {
+    read_us(in, static_cast<uint32_t>(cores), &dram, &noc, &l1);
+    in_bytes_per_tile += static_cast<double>(tile_bytes(in.type.dtype));
+    sharded |= in.placement.memory != MemoryLayout::Interleaved;
+  }
+  read_us(output, static_cast<uint32_t>(cores), &dram, &noc, &l1);
+  double unpack = in_bytes_per_tile / d.unpack_bytes_per_cycle;
+  double compute_us = d.cycles_to_us(static_cast<double>(per_core) * (cycles_per_tile + unpack));
+  OpEstimate e = finish(compute_us, dram, noc, l1,
+                        fmt::format("{} {}: {} tiles on {} cores, {} per core x {:.1f} cycles, "
+                                    "output {}",
+                                    op_name(kind), what, tiles, cores, per_core,
+                                    cycles_per_tile + unpack, short_place(output.placement)),
+                        sharded);
+  e.cores = static_cast<uint32_t>(cores);
+  e.grid = cores == grid.cores() ? grid : CoreGrid{1, static_cast<uint32_t>(cores)};
+  // Two-tile double-buffered circular buffers per operand and for the result, plus the
+  // L1-resident tensors themselves.
+  e.circular_buffers = static_cast<int64_t>(inputs.size()) + 1;
+  int64_t bytes = 0;
+  for (const TensorUse& in : inputs)
+    bytes += 2 * tile_bytes(in.type.dtype) + l1_bytes_per_core(in.type, in.placement);
+  bytes += 2 * tile_bytes(output.type.dtype) + l1_bytes_per_core(output.type, output.placement);
+  e.l1_bytes_per_core = bytes;
+  return e;
+}
+
+OpEstimate CostModel::op(OpKind kind, const Attrs& attrs, std::span<const TensorUse> inputs,
+                         const TensorUse& output) const {
+  const Device& d = device_;
+  const double elt = d.fpu_eltwise_cycles_per_tile;
+  const double sfpu = d.sfpu_cycles_per_tile;
+  const double passes = fidelity_passes(d, options_.fidelity);
+  switch (kind) {
+  case OpKind::Argument:
+  case OpKind::Constant:
+    throw Error(fmt::format("'{}' is host data, not a device op", op_name(kind)));
+  case OpKind::Matmul:
+  case OpKind::Linear: {
+    const Shape& a = inputs[0].type.shape;
+    const Shape& b = inputs[1].type.shape;
+    bool ta = attrs.get_or<bool>("transpose_a", false);
+    bool tb = attrs.get_or<bool>("transpose_b", false);
+    int64_t ar = a.rank(), br = b.rank();
+    int64_t rows = ar >= 2 ? a[ar - (ta ? 1 : 2)] : 1;
+    int64_t inner = a[ar - (ta ? 2 : 1)];
+    if (ar < 2) inner = a[0];
+    int64_t cols = br >= 2 ? b[br - (tb ? 2 : 1)] : 1;
+    // Batch dims fold into M (each batch is an independent product).
+    int64_t batch = 1;
+    for (int64_t i = 0; i + 2 < output.type.shape.rank(); ++i) batch *= output.type.shape[i];
+    MatmulConfig m;
+    m.m = batch * ceil_div(rows, 32) * 32;
+    m.k = inner;
+    m.n = cols;
+    m.in0_tile_bytes = tile_bytes(inputs[0].type.dtype);
+    m.in1_tile_bytes = tile_bytes(inputs[1].type.dtype);
+    m.out_tile_bytes = tile_bytes(output.type.dtype);
+    m.in0_l1 = inputs[0].placement.buffer == BufferType::L1;
+    m.in1_l1 = inputs[1].placement.buffer == BufferType::L1;
+    m.out_l1 = output.placement.buffer == BufferType::L1;
+    m.in0_sharded = inputs[0].placement.memory != MemoryLayout::Interleaved;
+    m.out_sharded = output.placement.memory != MemoryLayout::Interleaved;
+    m.fidelity = options_.fidelity;
+    m.fp32_accumulate = output.type.dtype == DType::F32;
+    // The grid: the output's shard grid, else the best of the usable sub-grids.
+    std::optional<OpEstimate> best;
+    auto consider = [&](CoreGrid g) {
+      m.grid = g;
+      OpEstimate e = matmul(m);
+      if (!best || e.us < best->us - 1e-9) best = e;
+    };
+    if (m.out_sharded && m.out_l1) {
+      consider(output.placement.grid);
+    } else {
+      for (uint32_t r = 1; r <= d.grid_usable.rows; ++r)
+        for (uint32_t c = 1; c <= d.grid_usable.cols; ++c) consider(CoreGrid{r, c});
+    }
+    OpEstimate e = *best;
+    // Linear: the bias add and the activation run on each output tile before it is packed.
+    double epilogue_cycles = 0;
+    if (kind == OpKind::Linear) {
+      if (inputs.size() > 2) epilogue_cycles += elt;
+      std::string act = attrs.get_or<std::string>("activation", "");
+      if (!act.empty()) {
+        if (auto k = op_by_name(act)) epilogue_cycles += sfpu * sfpu_weight(*k);
+      }
+      const MatmulBlocking& b = *e.blocking;
+      double extra =
+          d.cycles_to_us(static_cast<double>(b.per_core_m * b.per_core_n) * epilogue_cycles);
+      if (inputs.size() > 2) {
+        double dram = 0, noc = 0, l1 = 0;
+        read_us(inputs[2], e.cores, &dram, &noc, &l1);
+        e.cost.dram_us += dram;
+        e.cost.noc_us += noc;
+      }
+      e.cost.compute_us += extra;
+      OpEstimate f = finish(e.cost.compute_us, e.cost.dram_us, e.cost.noc_us, e.cost.l1_us,
+                            e.cost.detail.substr(0, e.cost.detail.find(';')) +
+                                fmt::format(", epilogue {:.0f} cycles per tile", epilogue_cycles),
+                            m.in0_sharded || m.out_sharded);
+      f.grid = e.grid;
+      f.cores = e.cores;
+      f.blocking = e.blocking;
+      f.matmul = e.matmul;
+      f.circular_buffers = e.circular_buffers + (inputs.size() > 2 ? 1 : 0);
+      f.l1_bytes_per_core = e.l1_bytes_per_core;
+      e = f;
+    }
+    // Operands and result resident in L1 add to the circular buffers.
+    for (const TensorUse& in : inputs)
+      e.l1_bytes_per_core += l1_bytes_per_core(in.type, in.placement);
+    if (!(m.out_sharded && m.out_l1))
+      e.l1_bytes_per_core += l1_bytes_per_core(output.type, output.placement);
+    else
+      e.l1_bytes_per_core += l1_bytes_per_core(output.type, output.placement) -
+                             e.blocking->per_core_m * e.blocking->per_core_n * m.out_tile_bytes;
+    return e;
+  }
+  case OpKind::Add:
+  case OpKind::Subtract:
+    return eltwise(kind, attrs, inputs, output, elt, "(FPU)");
+  case OpKind::Multiply:
+    return eltwise(kind, attrs, inputs, output, elt * passes, "(FPU)");
+  case OpKind::Divide:
+    return eltwise(kind, attrs, inputs, output,
+                   sfpu * sfpu_weight(OpKind::Reciprocal) + elt * passes, "(SFPU 1/x, FPU *)");
+  case OpKind::Maximum:
+  case OpKind::Minimum:
+  case OpKind::Relu:
+  case OpKind::Gelu:
+  case OpKind::Exp:
+  case OpKind::Log:
+  case OpKind::Neg:
+  case OpKind::Abs:
+  case OpKind::Sin:
+  case OpKind::Cos:
+  case OpKind::Tanh:
+  case OpKind::Sigmoid:
+  case OpKind::Sqrt:
+  case OpKind::Rsqrt:
+  case OpKind::Reciprocal:
+  case OpKind::Erf:
+  case OpKind::Pow:
+  case OpKind::Full:
+    return eltwise(kind, attrs, inputs, output, sfpu * sfpu_weight(kind), "(SFPU)");
+  case OpKind::AddRelu:
+    return eltwise(kind, attrs, inputs, output, elt + sfpu * sfpu_weight(OpKind::Relu),
+                   "(FPU + SFPU)");
+  case OpKind::FusedEltwise: {
+    // The body's ops run back to back on each tile in DST.
+    std::string body = attrs.get_or<std::string>("body", "");
+    double cycles = 0;
+    int ops = 0;
+    for (size_t i = 0; i < body.size(); ++i) {
+      if (body[i] != '(') continue;
+      size_t j = i + 1;
+      while (j < body.size() && body[j] != ' ' && body[j] != ')') ++j;
+      std::optional<OpKind> k = op_by_name(std::string_view(body).substr(i + 1, j - i - 1));
+      if (!k) continue;
+      ++ops;
+      if (*k == OpKind::Add || *k == OpKind::Subtract)
+        cycles += elt;
+      else if (*k == OpKind::Multiply)
+        cycles += elt * passes;
+      else if (*k == OpKind::Divide)
+        cycles += elt * passes + sfpu * sfpu_weight(OpKind::Reciprocal);
+      else
+        cycles += sfpu * std::max(1.0, sfpu_weight(*k));
+    }
+    OpEstimate e = eltwise(kind, attrs, inputs, output, cycles, fmt::format("({} ops)", ops));
+    e.circular_buffers += 1; // an intermediate buffer for the fused chain
+    return e;
+  }
+  case OpKind::Transpose:
+  case OpKind::Permute:
+  case OpKind::Broadcast:
+  case OpKind::Reshape:
+  case OpKind::Concat:
+  case OpKind::Slice:
+  case OpKind::Typecast:
+  case OpKind::Take:
+    // A copy through the unpacker and packer (transposes happen inside the tile).
+    return eltwise(kind, attrs, inputs, output, elt, "(data movement)");
+  case OpKind::MaxPool2d:
+  case OpKind::AvgPool2d:
+  case OpKind::Sum:
+  case OpKind::Mean:
+  case OpKind::Max: {
+    // Reduction: the FPU reduces 16x16 per cycle, twice the eltwise rate; sum and mean pay
+    // fidelity passes, max does not. Its input tiles are the work.
+    double per_tile = elt / 2 * (kind == OpKind::Max || kind == OpKind::MaxPool2d ? 1 : passes);
+    auto t_in = tiles_2d(inputs[0].type.shape);
+    auto t_out = tiles_2d(output.type.shape);
+    double ratio = static_cast<double>(t_in[0] * t_in[1]) /
+                   static_cast<double>(std::max<int64_t>(t_out[0] * t_out[1], 1));
+    return eltwise(kind, attrs, inputs, output, per_tile * ratio, "(FPU reduce)");
+  }
+  case OpKind::Softmax: {
+    double per_tile = 2 * (elt / 2) * passes + elt + elt * passes +
+                      sfpu * (sfpu_weight(OpKind::Exp) + sfpu_weight(OpKind::Reciprocal));
+    return eltwise(kind, attrs, inputs, output, per_tile, "(max, sub, exp, sum, 1/x, mul)");
+  }
+  case OpKind::LayerNorm: {
+    // Two reductions (mean, variance), subtract, square, rsqrt, scale and shift.
+    double per_tile =
+        2 * (elt / 2) * passes + elt + 3 * elt * passes + sfpu * sfpu_weight(OpKind::Rsqrt);
+    return eltwise(kind, attrs, inputs, output, per_tile, "(mean, var, normalize)");
+  }
+  case OpKind::Conv2d: {
+    // As a matmul over the unfolded input (im2col): M = N*OH*OW output pixels,
+    // K = input channels per group * KH * KW, N = output channels.
+    const Shape& w = inputs[1].type.shape;
+    const Shape& o = output.type.shape;
+    if (w.rank() != 4 || o.rank() != 4) break;
+    MatmulConfig m;
+    m.m = o[0] * o[2] * o[3];
+    m.k = w[1] * w[2] * w[3];
+    m.n = o[1];
+    m.in0_tile_bytes = tile_bytes(inputs[0].type.dtype);
+    m.in1_tile_bytes = tile_bytes(inputs[1].type.dtype);
+    m.out_tile_bytes = tile_bytes(output.type.dtype);
+    m.in0_l1 = inputs[0].placement.buffer == BufferType::L1;
+    m.in1_l1 = inputs[1].placement.buffer == BufferType::L1;
+    m.out_l1 = output.placement.buffer == BufferType::L1;
+    m.grid = d.grid_usable;
+    m.fidelity = options_.fidelity;
+    m.fp32_accumulate = output.type.dtype == DType::F32;
+    OpEstimate e = matmul(m);
+    for (const TensorUse& in : inputs)
+      e.l1_bytes_per_core += l1_bytes_per_core(in.type, in.placement);
+    e.l1_bytes_per_core += l1_bytes_per_core(output.type, output.placement);
+    return e;
+  }
+  default:
+    break;
+  }
+  if (kind == OpKind::Conv2d)
+    throw Error(fmt::format("conv2d: expected 4-D weight and result for the cost model"));
+  throw Error(fmt::format("the cost model has no estimate for op '{}'", op_name(kind)));
+}
+
+OpEstimate CostModel::to_layout(const TensorType& type, const Placement& from,
+                                const Placement& to) const {
+  OpEstimate e;
+  if (from == to) {
+    e.cost.dominant = "none";
+    e.cost.detail = "no conversion";
+    return e;
+  }
+  const Device& d = device_;
+  TensorUse in{type, from}, out{type, to};
+  // Tilizing or untilizing passes each tile through the unpacker and packer; a memory move
+  // is a copy.
+  double cycles = d.fpu_eltwise_cycles_per_tile;
+  std::array<TensorUse, 1> ins{in};
+  e = eltwise(OpKind::Typecast, {}, ins, out, cycles, "");
+  e.cost.detail =
+      fmt::format("to_layout {} {} -> {} {}: ", from.layout == Layout::Tile ? "tile" : "row_major",
+                  short_place(from), to.layout == Layout::Tile ? "tile" : "row_major",
+                  short_place(to)) +
+      e.cost.detail.substr(e.cost.detail.find(':') + 2);
+  return e;
+}
+
+} // namespace tilesat::cost

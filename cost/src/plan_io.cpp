@@ -1,0 +1,126 @@
+// plan_io.cpp: printing a plan and writing its JSON report.
+#include "tilesat/cost/plan_io.h"
+
+#include "tilesat/cost/device.h"
+#include "tilesat/cost/placement.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace tilesat::cost {
+namespace {
+
+std::string operands_str(const Plan& plan, const PlannedOp& op) {
+  std::vector<std::string> names;
+  for (uint32_t v : op.operands) {
+    // A value is named by the op that defined it, or by its graph node (arguments).
+    std::string name = value_name(plan.graph, plan.values[v].node);
+    for (const PlannedOp& o : plan.ops)
+      if (o.result == v) name = o.name;
+    names.push_back(name);
+  }
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
+nlohmann::json report_of(const Plan& plan, const egraph::Report* report) {
+  using nlohmann::json;
+  json j;
+  j["function"] = plan.graph.name();
+  j["device"] = plan.device;
+  json ops = json::array();
+  for (const PlannedOp& op : plan.ops) {
+    const Placement& p = plan.values[op.result].placement;
+    json o;
+    o["name"] = op.name;
+    o["kind"] = op.kind;
+    o["operands"] = operands_str(plan, op);
+    o["layout"] = std::string(layout_name(p.layout));
+    o["memory"] = std::string(buffer_name(p.buffer));
+    o["memory_layout"] = std::string(memory_layout_name(p.memory));
+    if (p.memory != MemoryLayout::Interleaved) {
+      o["shard_grid"] = {p.grid.rows, p.grid.cols};
+      o["shard_shape"] = {p.shard_shape[0], p.shard_shape[1]};
+    }
+    o["grid"] = {op.grid.rows, op.grid.cols};
+    o["cores"] = op.cores;
+    o["fidelity"] = std::string(fidelity_name(op.fidelity));
+    if (op.blocking) {
+      const MatmulBlocking& b = *op.blocking;
+      o["blocking"] = {{"per_core_m", b.per_core_m},
+                       {"per_core_n", b.per_core_n},
+                       {"in0_block_w", b.in0_block_w},
+                       {"out_subblock_h", b.out_subblock_h},
+                       {"out_subblock_w", b.out_subblock_w}};
+    }
+    o["predicted_us"] = op.predicted_us;
+    o["l1_bytes_per_core"] = op.l1_bytes_per_core;
+    o["circular_buffers"] = op.circular_buffers;
+    o["bound"] = op.cost.dominant;
+    o["cost"] = {{"compute_us", op.cost.compute_us},   {"dram_us", op.cost.dram_us},
+                 {"noc_us", op.cost.noc_us},           {"l1_us", op.cost.l1_us},
+                 {"dispatch_us", op.cost.dispatch_us}, {"detail", op.cost.detail}};
+    ops.push_back(o);
+  }
+  j["ops"] = ops;
+  j["predicted_total_us"] = plan.predicted_total_us;
+  j["peak_l1_bytes_per_core"] = plan.peak_l1_bytes_per_core;
+  if (report != nullptr) {
+    j["egraph"] = {{"nodes", report->egraph_nodes},
+                   {"classes", report->egraph_classes},
+                   {"iterations", report->iterations.size()},
+                   {"stop_reason", report->stop.to_string()}};
+  }
+  j["extraction"] = {{"method", plan.extraction_method},
+                     {"cost", plan.extraction_cost},
+                     {"gap", plan.optimality_gap}};
+  return j;
+}
+
+} // namespace
+
+std::string plan_to_text(const Plan& plan) {
+  std::string out = fmt::format(
+      "// plan @{} for {}: {} device ops, extracted by {} (cost {:.2f} us, gap {:.3f})\n",
+      plan.graph.name(), plan.device, plan.ops.size(), plan.extraction_method, plan.extraction_cost,
+      plan.optimality_gap);
+  for (size_t i = 0; i < plan.ops.size(); ++i) {
+    const PlannedOp& op = plan.ops[i];
+    std::string blocking;
+    if (op.blocking)
+      blocking = fmt::format(" block {}x{} k{} sub {}x{}", op.blocking->per_core_m,
+                             op.blocking->per_core_n, op.blocking->in0_block_w,
+                             op.blocking->out_subblock_h, op.blocking->out_subblock_w);
+    out += fmt::format("{:3} {} = {}({}) -> {} | {} cores ({}x{}){} | {:.2f} us | L1 {} B/core | "
+                       "{} CBs | {}-bound\n",
+                       i, op.name, op.kind, operands_str(plan, op),
+                       placement_str(plan.values[op.result].placement), op.cores, op.grid.rows,
+                       op.grid.cols, blocking, op.predicted_us, op.l1_bytes_per_core,
+                       op.circular_buffers, op.cost.dominant);
+    out += fmt::format("      // {}\n", op.cost.detail);
+  }
+  std::vector<std::string> results;
+  for (uint32_t v : plan.results) {
+    std::string name = value_name(plan.graph, plan.values[v].node);
+    for (const PlannedOp& o : plan.ops)
+      if (o.result == v) name = o.name;
+    results.push_back(name);
+  }
+  out += fmt::format("results: {}\n", fmt::join(results, ", "));
+  out += fmt::format("total: {:.2f} us predicted, peak L1 {} bytes per core\n",
+                     plan.predicted_total_us, plan.peak_l1_bytes_per_core);
+  return out;
+}
+
+std::string plan_report_json(const Plan& plan, const egraph::Report* report) {
+  return report_of(plan, report).dump(2) + "\n";
+}
+
+std::string plan_reports_json(const std::vector<PlanReportEntry>& entries) {
+  if (entries.size() == 1) return plan_report_json(*entries[0].plan, entries[0].report);
+  nlohmann::json j;
+  j["functions"] = nlohmann::json::array();
+  for (const PlanReportEntry& e : entries) j["functions"].push_back(report_of(*e.plan, e.report));
+  return j.dump(2) + "\n";
+}
+
+} // namespace tilesat::cost

@@ -1,0 +1,274 @@
+// planner.cpp: placing a logical graph's values on a device, with to_layout enforcers and L1
+// lifetimes.
+#include "tilesat/cost/planner.h"
+
+#include "tilesat/cost/legality.h"
+#include "tilesat/cost/placement.h"
+#include "tilesat/graph/diagnostic.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <limits>
+#include <map>
+#include <optional>
+#include <set>
+
+namespace tilesat::cost {
+namespace {
+
+constexpr size_t kForever = std::numeric_limits<size_t>::max();
+
+struct Attempt {
+  std::optional<Plan> plan;
+  std::optional<NodeId> demote; // a node whose result must go to DRAM before retrying
+};
+
+std::string suffix_of(const Placement& p) {
+  if (p.layout == Layout::RowMajor) return "row_major";
+  return p.buffer == BufferType::DRAM ? "dram" : "l1";
+}
+
+class Planner {
+public:
+  Planner(const Graph& g, const CostModel& model, const std::set<NodeId>& forced_dram)
+      : g_(g), model_(model), dev_(model.device()), forced_dram_(forced_dram) {}
+
+  Attempt run() {
+    plan_.device = dev_.name;
+    plan_.graph = g_;
+    std::vector<NodeId> order = g_.topological_order();
+    std::vector<size_t> position(g_.num_nodes(), kForever);
+    for (size_t i = 0; i < order.size(); ++i) position[order[i]] = i;
+    // Last use of each node's value, as a position in `order` (results live to the end).
+    last_use_.assign(g_.num_nodes(), 0);
+    for (NodeId n : order)
+      for (NodeId o : g_.node(n).operands) last_use_[o] = std::max(last_use_[o], position[n]);
+    for (const GraphResult& r : g_.results()) last_use_[r.value] = kForever;
+    value_of_.assign(g_.num_nodes(), kNone);
+    for (NodeId a : g_.arguments()) value_of_[a] = add_value(a, host_placement());
+    for (size_t t = 0; t < order.size(); ++t) {
+      NodeId n = order[t];
+      const Node& node = g_.node(n);
+      if (node.kind == OpKind::Argument) continue;
+      if (node.kind == OpKind::Constant) {
+        value_of_[n] = add_value(n, host_placement());
+        continue;
+      }
+      if (auto demote = place_op(n, t)) return Attempt{std::nullopt, demote};
+    }
+    for (const GraphResult& r : g_.results()) {
+      uint32_t v = value_of_[r.value];
+      if (plan_.values[v].placement.buffer != BufferType::DRAM)
+        v = convert(v, dram_tile_placement(), order.size());
+      plan_.results.push_back(v);
+    }
+    finish();
+    return Attempt{std::move(plan_), std::nullopt};
+  }
+
+private:
+  static constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
+
+  uint32_t add_value(NodeId node, const Placement& p) {
+    plan_.values.push_back(PlannedValue{node, p});
+    value_last_use_.push_back(last_use_[node]);
+    return static_cast<uint32_t>(plan_.values.size() - 1);
+  }
+
+  // L1 bytes per core of values alive at position t other than those in `except`.
+  int64_t live_others(size_t t, const std::vector<uint32_t>& except) const {
+    int64_t bytes = 0;
+    for (uint32_t v = 0; v < plan_.values.size(); ++v) {
+      const PlannedValue& pv = plan_.values[v];
+      if (pv.placement.buffer != BufferType::L1 || value_last_use_[v] < t) continue;
+      if (std::find(except.begin(), except.end(), v) != except.end()) continue;
+      bytes += model_.l1_bytes_per_core(g_.node(pv.node).type, pv.placement);
+    }
+    return bytes;
+  }
+
+  // Microseconds a user spends reading a value of `type` placed at `p`.
+  double read_cost(const TensorType& type, const Placement& p) const {
+    double bytes = static_cast<double>(CostModel::tensor_bytes(type, p.layout));
+    if (p.buffer == BufferType::DRAM) return bytes / (dev_.dram_bandwidth_gb_s * 1e3);
+    double cores = static_cast<double>(
+        p.memory == MemoryLayout::Interleaved ? dev_.grid_usable.cores() : p.grid.cores());
+    double per_cycle = p.memory == MemoryLayout::Interleaved ? dev_.noc_bytes_per_cycle_per_link
+                                                             : dev_.unpack_bytes_per_cycle;
+    return dev_.cycles_to_us(bytes / cores / per_cycle);
+  }
+
+  uint32_t convert(uint32_t v, const Placement& to, size_t t) {
+    auto key = std::make_pair(v, placement_str(to));
+    if (auto it = conversions_.find(key); it != conversions_.end()) return it->second;
+    const PlannedValue src = plan_.values[v];
+    const TensorType& type = g_.node(src.node).type;
+    OpEstimate e = model_.to_layout(type, src.placement, to);
+    uint32_t out = add_value(src.node, to);
+    PlannedOp op;
+    op.node = src.node;
+    op.kind = "to_layout";
+    op.name = fmt::format("{}.{}", value_name(g_, src.node), suffix_of(to));
+    op.operands = {v};
+    op.result = out;
+    op.grid = e.grid;
+    op.cores = e.cores;
+    op.fidelity = model_.options().fidelity;
+    op.predicted_us = e.us;
+    op.l1_bytes_per_core = e.l1_bytes_per_core;
+    op.cost = e.cost;
+    op.circular_buffers = e.circular_buffers;
+    plan_.ops.push_back(op);
+    (void)t;
+    conversions_[key] = out;
+    return out;
+  }
+
+  std::optional<NodeId> place_op(NodeId n, size_t t) {
+    const Node& node = g_.node(n);
+    std::vector<uint32_t> ins;
+    for (NodeId o : node.operands) {
+      uint32_t v = value_of_[o];
+      if (plan_.values[v].placement.layout == Layout::RowMajor)
+        v = convert(v, dram_tile_placement(), t);
+      ins.push_back(v);
+    }
+    // Two sharded operands must share one shard spec (seed 001); others go to DRAM.
+    std::optional<Placement> shard;
+    for (uint32_t& v : ins) {
+      const Placement& p = plan_.values[v].placement;
+      if (p.memory == MemoryLayout::Interleaved) continue;
+      if (!shard)
+        shard = p;
+      else if (!(p == *shard))
+        v = convert(v, dram_tile_placement(), t);
+    }
+    std::vector<TensorUse> uses;
+    for (uint32_t v : ins)
+      uses.push_back(TensorUse{g_.node(plan_.values[v].node).type, plan_.values[v].placement});
+    std::vector<Placement> cands;
+    bool is_result = last_use_[n] == kForever;
+    if (is_result || forced_dram_.count(n))
+      cands = {dram_tile_placement()};
+    else
+      cands = candidate_placements(node.type, dev_, node.kind);
+    int64_t others = live_others(t, ins);
+    std::optional<OpEstimate> best;
+    Placement best_p;
+    double best_score = 0;
+    int64_t least_bytes = std::numeric_limits<int64_t>::max();
+    for (const Placement& p : cands) {
+      OpEstimate e = model_.op(node.kind, node.attrs, uses, TensorUse{node.type, p});
+      least_bytes = std::min(least_bytes, e.l1_bytes_per_core);
+      if (others + e.l1_bytes_per_core > dev_.usable_l1_bytes()) continue;
+      if (e.circular_buffers > dev_.max_circular_buffers) continue;
+      // Rank by the op's time plus what its users will pay to read the result from there
+      // (the model's time of the op itself is what the plan reports).
+      double score = e.us + static_cast<double>(g_.use_count(n)) * read_cost(node.type, p);
+      if (!best || score < best_score - 1e-9) {
+        best = e;
+        best_p = p;
+        best_score = score;
+      }
+    }
+    if (!best) {
+      // Free L1: move the largest L1 value alive here to DRAM and try again.
+      std::optional<NodeId> victim;
+      int64_t victim_bytes = 0;
+      for (uint32_t v = 0; v < plan_.values.size(); ++v) {
+        const PlannedValue& pv = plan_.values[v];
+        if (pv.placement.buffer != BufferType::L1 || value_last_use_[v] < t) continue;
+        int64_t b = model_.l1_bytes_per_core(g_.node(pv.node).type, pv.placement);
+        if (b > victim_bytes && !forced_dram_.count(pv.node)) {
+          victim = pv.node;
+          victim_bytes = b;
+        }
+      }
+      if (victim) return victim;
+      throw Error(node.loc,
+                  fmt::format("op {} ({}) needs at least {} bytes of L1 per core (circular "
+                              "buffers and L1 operands) but device '{}' has {} usable",
+                              value_name(g_, n), op_name(node.kind), least_bytes, dev_.name,
+                              dev_.usable_l1_bytes()));
+    }
+    uint32_t out = add_value(n, best_p);
+    value_of_[n] = out;
+    PlannedOp op;
+    op.node = n;
+    op.kind = std::string(op_name(node.kind));
+    op.name = value_name(g_, n);
+    op.operands = ins;
+    op.result = out;
+    op.grid = best->grid;
+    op.cores = best->cores;
+    op.fidelity = model_.options().fidelity;
+    op.blocking = best->blocking;
+    // Z3 picks the blocking on the chosen grid (legality.h); it moves as few unpacker bytes as
+    // the model's enumeration, so the predicted time stands.
+    if (best->matmul)
+      if (std::optional<MatmulBlocking> z = choose_blocking_z3(*best->matmul, dev_))
+        op.blocking = z;
+    op.predicted_us = best->us;
+    op.l1_bytes_per_core = best->l1_bytes_per_core;
+    op.cost = best->cost;
+    op.circular_buffers = best->circular_buffers;
+    plan_.ops.push_back(op);
+    return std::nullopt;
+  }
+
+  void finish() {
+    plan_.predicted_total_us = 0;
+    plan_.peak_l1_bytes_per_core = 0;
+    for (size_t i = 0; i < plan_.ops.size(); ++i) {
+      plan_.predicted_total_us += plan_.ops[i].predicted_us;
+      plan_.peak_l1_bytes_per_core =
+          std::max(plan_.peak_l1_bytes_per_core,
+                   plan_.ops[i].l1_bytes_per_core + live_l1_bytes(plan_, model_, i));
+    }
+  }
+
+  const Graph& g_;
+  const CostModel& model_;
+  const Device& dev_;
+  const std::set<NodeId>& forced_dram_;
+  Plan plan_;
+  std::vector<size_t> last_use_;
+  std::vector<size_t> value_last_use_;
+  std::vector<uint32_t> value_of_;
+  std::map<std::pair<uint32_t, std::string>, uint32_t> conversions_;
+};
+
+} // namespace
+
+int64_t live_l1_bytes(const Plan& plan, const CostModel& model, size_t index) {
+  // Definition and last use of every value, in op positions (arguments: defined before 0).
+  std::vector<int64_t> def(plan.values.size(), -1), last(plan.values.size(), -1);
+  for (size_t i = 0; i < plan.ops.size(); ++i) {
+    def[plan.ops[i].result] = static_cast<int64_t>(i);
+    for (uint32_t v : plan.ops[i].operands) last[v] = static_cast<int64_t>(i);
+  }
+  for (uint32_t v : plan.results) last[v] = static_cast<int64_t>(plan.ops.size());
+  const PlannedOp& op = plan.ops[index];
+  int64_t bytes = 0;
+  auto at = static_cast<int64_t>(index);
+  for (uint32_t v = 0; v < plan.values.size(); ++v) {
+    const PlannedValue& pv = plan.values[v];
+    if (pv.placement.buffer != BufferType::L1 || def[v] > at || last[v] < at) continue;
+    if (v == op.result || std::find(op.operands.begin(), op.operands.end(), v) != op.operands.end())
+      continue;
+    bytes += model.l1_bytes_per_core(plan.graph.node(pv.node).type, pv.placement);
+  }
+  return bytes;
+}
+
+Plan plan_graph(const Graph& g, const CostModel& model) {
+  std::set<NodeId> forced_dram;
+  for (size_t attempt = 0; attempt <= g.num_nodes(); ++attempt) {
+    Attempt a = Planner(g, model, forced_dram).run();
+    if (a.plan) return std::move(*a.plan);
+    forced_dram.insert(*a.demote);
+  }
+  throw InternalError("placement planning did not converge");
+}
+
+} // namespace tilesat::cost

@@ -1,0 +1,121 @@
+// The cost model: padding, core quantization, fidelity, operand placement, conversions, and
+// a measured matmul.
+#include "tilesat/cost/op_cost.h"
+#include "tilesat/cost/placement.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace tilesat::cost {
+namespace {
+
+TensorType f32(std::initializer_list<int64_t> dims) {
+  return TensorType{DType::F32, Shape(dims)};
+}
+Placement l1() {
+  return Placement{Layout::Tile, BufferType::L1, MemoryLayout::Interleaved, {}, {0, 0}};
+}
+
+TEST(OpCost, TilePadding) {
+  EXPECT_EQ(CostModel::tiles_2d(Shape{33, 33}), (std::array<int64_t, 2>{2, 2}));
+  EXPECT_EQ(CostModel::tiles_2d(Shape{256}), (std::array<int64_t, 2>{1, 8}));
+  EXPECT_EQ(CostModel::tiles_2d(Shape{2, 10, 64}), (std::array<int64_t, 2>{2, 2}));
+  EXPECT_EQ(CostModel::tensor_bytes(f32({10, 10}), Layout::Tile), 4096);
+  EXPECT_EQ(CostModel::tensor_bytes(f32({10, 10}), Layout::RowMajor), 400);
+}
+
+TEST(OpCost, CoreQuantization) {
+  CostModel m(load_device("wormhole_b0"));
+  // 64 tiles on 64 cores: one tile per core; 65 tiles: two on the busiest core.
+  TensorType a = f32({64 * 32, 32}), b = f32({65 * 32, 32});
+  std::vector<TensorUse> ia{{a, l1()}}, ib{{b, l1()}};
+  OpEstimate ea = m.op(OpKind::Exp, {}, ia, {a, l1()});
+  OpEstimate eb = m.op(OpKind::Exp, {}, ib, {b, l1()});
+  EXPECT_EQ(ea.cores, 64u);
+  EXPECT_NEAR(eb.cost.compute_us / ea.cost.compute_us, 2.0, 1e-9);
+  EXPECT_THAT(eb.cost.detail, ::testing::HasSubstr("65 tiles on 64 cores, 2 per core"));
+}
+
+TEST(OpCost, FidelityAndDtype) {
+  Device d = load_device("wormhole_b0");
+  MatmulConfig c;
+  c.m = c.k = c.n = 2048;
+  c.in0_l1 = c.out_l1 = true;
+  c.grid = CoreGrid{8, 8};
+  c.fidelity = MathFidelity::LoFi;
+  double lofi = CostModel(d).matmul(c).cost.compute_us;
+  c.fidelity = MathFidelity::HiFi4;
+  double hifi4 = CostModel(d).matmul(c).cost.compute_us;
+  EXPECT_GT(hifi4, 2 * lofi);
+  c.in0_tile_bytes = c.in1_tile_bytes = c.out_tile_bytes = 1088; // bfp8_b
+  EXPECT_LT(CostModel(d).matmul(c).cost.compute_us, hifi4);
+}
+
+TEST(OpCost, DramOperandsCostMoreThanL1) {
+  CostModel m(load_device("wormhole_b0"));
+  TensorType t = f32({1024, 1024});
+  std::vector<TensorUse> in_l1{{t, l1()}, {t, l1()}};
+  std::vector<TensorUse> in_dram{{t, dram_tile_placement()}, {t, dram_tile_placement()}};
+  OpEstimate a = m.op(OpKind::Add, {}, in_l1, {t, l1()});
+  OpEstimate b = m.op(OpKind::Add, {}, in_dram, {t, dram_tile_placement()});
+  EXPECT_LT(a.us, b.us);
+  EXPECT_EQ(b.cost.dominant, "dram");
+}
+
+TEST(OpCost, ToLayout) {
+  CostModel m(load_device("wormhole_b0"));
+  TensorType t = f32({32, 128});
+  EXPECT_EQ(m.to_layout(t, l1(), l1()).us, 0);
+  OpEstimate e = m.to_layout(t, host_placement(), dram_tile_placement());
+  EXPECT_GT(e.us, 0);
+  EXPECT_THAT(e.cost.detail, ::testing::HasSubstr("to_layout row_major DRAM -> tile DRAM"));
+}
+
+TEST(OpCost, TraceOffAddsHostFloor) {
+  Device d = load_device("wormhole_b0");
+  MatmulConfig c;
+  c.m = c.k = c.n = 512;
+  c.grid = CoreGrid{8, 8};
+  double traced = CostModel(d, {.trace = true}).matmul(c).us;
+  OpEstimate untraced = CostModel(d, {.trace = false}).matmul(c);
+  EXPECT_LT(traced, d.host_dispatch_us);
+  EXPECT_DOUBLE_EQ(untraced.us, d.host_dispatch_us);
+  EXPECT_EQ(untraced.cost.dominant, "dispatch");
+}
+
+// tech_reports/GEMM_FLOPS/GEMM_FLOPS.md, n150: 2048x2048x2048 bf16 HiFi2, in0 and out
+// L1-sharded, trace on, 8x8 grid: 224.2 us.
+TEST(OpCost, MeasuredMatmulWithinTenPercent) {
+  MatmulConfig c;
+  c.m = c.k = c.n = 2048;
+  c.in0_l1 = c.out_l1 = c.in0_sharded = c.out_sharded = true;
+  c.grid = CoreGrid{8, 8};
+  c.fidelity = MathFidelity::HiFi2;
+  OpEstimate e = CostModel(load_device("wormhole_b0"), {.fidelity = MathFidelity::HiFi2}).matmul(c);
+  EXPECT_NEAR(e.us, 224.2, 22.4);
+  ASSERT_TRUE(e.blocking.has_value());
+  EXPECT_LE(e.blocking->out_subblock_h * e.blocking->out_subblock_w, 8);
+}
+
+TEST(OpCost, EveryOpKindHasAnEstimate) {
+  CostModel m(load_device("wormhole_b0"));
+  TensorType t = f32({64, 64});
+  std::vector<TensorUse> one{{t, l1()}}, two{{t, l1()}, {t, l1()}};
+  for (OpKind k :
+       {OpKind::Add, OpKind::Multiply, OpKind::Divide, OpKind::Relu, OpKind::Exp, OpKind::Transpose,
+        OpKind::Sum, OpKind::Softmax, OpKind::AddRelu, OpKind::Typecast}) {
+    std::span<const TensorUse> ins = op_info(k).min_operands == 2 ? std::span<const TensorUse>(two)
+                                                                  : std::span<const TensorUse>(one);
+    OpEstimate e = m.op(k, {}, ins, {t, l1()});
+    EXPECT_GT(e.us, 0) << op_name(k);
+    EXPECT_FALSE(e.cost.dominant.empty()) << op_name(k);
+  }
+  Attrs fused;
+  fused.set("body", std::string("(multiply (add (exp %0) (exp (neg %0))) 0.5)"));
+  OpEstimate f = m.op(OpKind::FusedEltwise, fused, one, {t, l1()});
+  EXPECT_THAT(f.cost.detail, ::testing::HasSubstr("(5 ops)"));
+  EXPECT_THROW(m.op(OpKind::Argument, {}, {}, {t, l1()}), Error);
+}
+
+} // namespace
+} // namespace tilesat::cost

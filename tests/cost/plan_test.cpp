@@ -1,0 +1,168 @@
+// Planning and extraction on the seed MLP: L1 intermediates on wormhole_b0, DRAM on tiny,
+// an op that fits nowhere, Z3 legality with named violations, the JSON report.
+#include "tilesat/cost/extract.h"
+#include "tilesat/cost/extract_exact.h"
+#include "tilesat/cost/legality.h"
+#include "tilesat/cost/placement.h"
+#include "tilesat/cost/plan_io.h"
+#include "tilesat/cost/planner.h"
+#include "tilesat/graph/diagnostic.h"
+#include "tilesat/graph/module.h"
+#include "tilesat/graph/parser.h"
+#include "tilesat/rewrites/rule_sets.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+namespace tilesat::cost {
+namespace {
+
+using ::testing::HasSubstr;
+
+Graph seed_mlp() {
+  SourceFile f = parse_file(std::string(TILESAT_SOURCE_DIR) + "/examples/mlp/mlp.mlir");
+  return f.modules.at(0).functions.at(0);
+}
+
+DevicePlanResult plan_mlp(const std::string& device, double exact_s = 0) {
+  std::vector<egraph::Rewrite> rules = rewrites::load_rule_sets(rewrites::rule_set_names());
+  return optimize_for_device(seed_mlp(), rules, egraph::RunnerConfig(),
+                             CostModel(load_device(device)), ExtractOptions{exact_s});
+}
+
+bool is_argument_value(const Plan& p, uint32_t v) {
+  return p.graph.node(p.values[v].node).kind == OpKind::Argument;
+}
+
+TEST(Plan, SeedMlpOnWormhole) {
+  Plan p = plan_mlp("wormhole_b0").plan;
+  EXPECT_EQ(p.device, "wormhole_b0");
+  EXPECT_LE(p.ops.size(), 9u);
+  EXPECT_EQ(p.extraction_method, "dp");
+  int compute_ops = 0;
+  for (const PlannedOp& op : p.ops) {
+    const Placement& out = p.values[op.result].placement;
+    if (op.is_to_layout()) {
+      // Inputs and weights: tilized into DRAM interleaved.
+      EXPECT_TRUE(is_argument_value(p, op.operands[0])) << op.name;
+      EXPECT_EQ(out, dram_tile_placement()) << op.name;
+      continue;
+    }
+    ++compute_ops;
+    bool is_result = std::find(p.results.begin(), p.results.end(), op.result) != p.results.end();
+    if (!is_result) {
+      EXPECT_EQ(out.buffer, BufferType::L1) << op.name << " keeps its result in L1";
+    }
+    EXPECT_GT(op.predicted_us, 0);
+  }
+  EXPECT_EQ(compute_ops, 2); // two linear ops after fusion
+  EXPECT_TRUE(check_legality(p, CostModel(load_device("wormhole_b0"))).legal);
+  double sum = 0;
+  for (const PlannedOp& op : p.ops) sum += op.predicted_us;
+  EXPECT_DOUBLE_EQ(p.predicted_total_us, sum);
+}
+
+TEST(Plan, SeedMlpOnTinyGoesToDram) {
+  Plan p = plan_mlp("tiny").plan;
+  CostModel model(load_device("tiny"));
+  for (const PlannedValue& v : p.values) EXPECT_EQ(v.placement.buffer, BufferType::DRAM);
+  EXPECT_LE(p.peak_l1_bytes_per_core, model.device().usable_l1_bytes());
+  EXPECT_TRUE(check_legality(p, model).legal);
+}
+
+TEST(Plan, OpThatFitsNowhereIsNamed) {
+  Graph g("main");
+  NodeId a = g.add_argument("a", {DType::F32, Shape{32, 1024}});
+  NodeId b = g.add_argument("b", {DType::F32, Shape{1024, 1024}});
+  g.add_result(g.add_op(OpKind::Matmul, {a, b}));
+  try {
+    plan_graph(g, CostModel(load_device("tiny")));
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("op %2 (matmul) needs at least"));
+    EXPECT_THAT(e.what(), HasSubstr("bytes of L1 per core"));
+    EXPECT_THAT(e.what(), HasSubstr("'tiny' has 114688 usable"));
+  }
+}
+
+TEST(Legality, UnsatCoreNamesViolations) {
+  CostModel model(load_device("wormhole_b0"));
+  Plan p = plan_mlp("wormhole_b0").plan;
+  p.ops[3].l1_bytes_per_core = 2'000'000;
+  p.ops[0].circular_buffers = 40;
+  LegalityResult r = check_legality(p, model);
+  EXPECT_FALSE(r.legal);
+  std::vector<std::string> names;
+  for (const Violation& v : r.violations) names.push_back(v.name);
+  EXPECT_THAT(names, ::testing::Contains(HasSubstr("l1@" + p.ops[3].name)));
+  EXPECT_THAT(names, ::testing::Contains(HasSubstr("cbs@" + p.ops[0].name)));
+  try {
+    require_legal(p, model);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("40 circular buffers > 32 allowed"));
+    EXPECT_THAT(e.what(), HasSubstr("> 1395424 usable per core"));
+  }
+}
+
+TEST(Legality, ShardConstraints) {
+  CostModel model(load_device("wormhole_b0"));
+  Plan p = plan_mlp("wormhole_b0").plan;
+  Placement& bad = p.values[p.ops[3].result].placement;
+  bad = Placement{Layout::Tile, BufferType::L1, MemoryLayout::BlockSharded, {9, 3}, {48, 64}};
+  LegalityResult r = check_legality(p, model);
+  EXPECT_FALSE(r.legal);
+  std::string all;
+  for (const Violation& v : r.violations) all += v.name + " ";
+  EXPECT_THAT(all, HasSubstr("shard_fits@"));
+  EXPECT_THAT(all, HasSubstr("shard_divides@"));
+  EXPECT_THAT(all, HasSubstr("tile_aligned@"));
+}
+
+TEST(Legality, Z3BlockingMatchesTheModel) {
+  Device d = load_device("wormhole_b0");
+  MatmulConfig c;
+  c.m = c.k = c.n = 2048;
+  c.grid = CoreGrid{8, 8};
+  std::optional<MatmulBlocking> z = choose_blocking_z3(c, d);
+  ASSERT_TRUE(z.has_value());
+  MatmulBlocking enumerated = *CostModel(d).matmul(c).blocking;
+  auto traffic = [&](const MatmulBlocking& b) {
+    return 2048.0 / static_cast<double>(b.out_subblock_w) +
+           2048.0 / static_cast<double>(b.out_subblock_h);
+  };
+  EXPECT_DOUBLE_EQ(traffic(*z), traffic(enumerated));
+  EXPECT_LE(z->out_subblock_h * z->out_subblock_w, d.dst_tiles / 2);
+  EXPECT_EQ(z->per_core_m, 8);
+  EXPECT_EQ(z->in0_block_w, 8);
+}
+
+TEST(Extract, ExactIsSeededAndReportsGap) {
+  DevicePlanResult r = plan_mlp("wormhole_b0", 5.0);
+  EXPECT_THAT(r.plan.extraction_method, ::testing::AnyOf("dp", "z3"));
+  EXPECT_GE(r.plan.optimality_gap, 0);
+  EXPECT_LE(r.plan.optimality_gap, 1e-9); // small enough for Z3 to prove optimal
+  EXPECT_LE(r.plan.extraction_cost, plan_mlp("wormhole_b0").plan.extraction_cost + 1e-9);
+}
+
+TEST(Report, JsonHasTheIssueFields) {
+  DevicePlanResult r = plan_mlp("wormhole_b0");
+  nlohmann::json j = nlohmann::json::parse(plan_report_json(r.plan, &r.report));
+  EXPECT_EQ(j["device"], "wormhole_b0");
+  for (const char* k :
+       {"predicted_total_us", "peak_l1_bytes_per_core", "egraph", "extraction", "ops"})
+    EXPECT_TRUE(j.contains(k)) << k;
+  for (const char* k : {"nodes", "classes", "iterations", "stop_reason"})
+    EXPECT_TRUE(j["egraph"].contains(k)) << k;
+  for (const char* k : {"method", "cost", "gap"}) EXPECT_TRUE(j["extraction"].contains(k)) << k;
+  ASSERT_FALSE(j["ops"].empty());
+  for (const auto& op : j["ops"])
+    for (const char* k :
+         {"name", "kind", "layout", "memory", "cores", "predicted_us", "l1_bytes_per_core"})
+      EXPECT_TRUE(op.contains(k)) << k;
+  EXPECT_THAT(plan_to_text(r.plan), HasSubstr("linear("));
+}
+
+} // namespace
+} // namespace tilesat::cost

@@ -1,0 +1,65 @@
+// allocator.cpp: first-fit allocation over lifetimes, and the overlap check.
+#include "tilesat/lowering/allocator.h"
+
+#include "tilesat/graph/diagnostic.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <numeric>
+
+namespace tilesat::lowering {
+
+std::vector<uint64_t> allocate_buffers(const std::vector<BufferRequest>& requests,
+                                       uint64_t capacity, uint64_t alignment,
+                                       const std::string& memory_name) {
+  std::vector<size_t> order(requests.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return requests[a].bytes > requests[b].bytes; });
+  std::vector<uint64_t> at(requests.size(), 0);
+  std::vector<size_t> placed;
+  for (size_t i : order) {
+    const BufferRequest& r = requests[i];
+    // Conflicting placed buffers by address; slide past each one that overlaps.
+    std::vector<size_t> conflicts;
+    for (size_t j : placed)
+      if (r.conflicts(requests[j]) && requests[j].bytes > 0) conflicts.push_back(j);
+    std::sort(conflicts.begin(), conflicts.end(),
+              [&](size_t a, size_t b) { return at[a] < at[b]; });
+    uint64_t addr = 0;
+    for (size_t j : conflicts) {
+      if (addr + r.bytes <= at[j]) break;
+      uint64_t end = at[j] + requests[j].bytes;
+      if (end > addr) addr = (end + alignment - 1) / alignment * alignment;
+    }
+    if (r.bytes > capacity || addr > capacity - r.bytes) {
+      uint64_t live = r.bytes;
+      for (size_t j : conflicts) live += requests[j].bytes;
+      throw Error(fmt::format("{}: {} needs {} bytes but only {} of {} are free while it is live "
+                              "({} bytes of live buffers in all)",
+                              memory_name, r.name, r.bytes, capacity > addr ? capacity - addr : 0,
+                              capacity, live));
+    }
+    at[i] = addr;
+    placed.push_back(i);
+  }
+  return at;
+}
+
+void check_no_overlap(const std::vector<BufferRequest>& requests,
+                      const std::vector<uint64_t>& addresses) {
+  for (size_t i = 0; i < requests.size(); ++i) {
+    for (size_t j = i + 1; j < requests.size(); ++j) {
+      const BufferRequest &a = requests[i], &b = requests[j];
+      if (a.bytes == 0 || b.bytes == 0 || !a.conflicts(b)) continue;
+      if (addresses[i] < addresses[j] + b.bytes && addresses[j] < addresses[i] + a.bytes) {
+        throw InternalError(fmt::format("allocation: {} [{}, {}) overlaps {} [{}, {}) while both "
+                                        "are live",
+                                        a.name, addresses[i], addresses[i] + a.bytes, b.name,
+                                        addresses[j], addresses[j] + b.bytes));
+      }
+    }
+  }
+}
+
+} // namespace tilesat::lowering

@@ -1,0 +1,177 @@
+// dump.cpp: the program's text form.
+#include "tilesat/lowering/dump.h"
+
+#include "tilesat/program/storage.h"
+
+#include <fmt/format.h>
+
+namespace tilesat::lowering {
+namespace {
+
+std::string str(const flatbuffers::String* s) {
+  return s != nullptr ? s->str() : std::string();
+}
+
+std::string shape_str(const fb::Tensor& t) {
+  std::string s;
+  if (t.shape() != nullptr)
+    for (int64_t d : *t.shape()) s += fmt::format("{}x", d);
+  const char* dt = t.dtype() == fb::DType::BF16     ? "bf16"
+                   : t.dtype() == fb::DType::BFP8_B ? "bfp_bf8"
+                   : t.dtype() == fb::DType::I32    ? "i32"
+                                                    : "f32";
+  return fmt::format("tensor<{}{}>", s, dt);
+}
+
+std::string range_str(const fb::CoreRange* c) {
+  if (c == nullptr) return "-";
+  return fmt::format("[{},{}]..[{},{}]", c->row_begin(), c->col_begin(), c->row_end() - 1,
+                     c->col_end() - 1);
+}
+
+std::string placement_str(const fb::Tensor& t) {
+  std::string s = fmt::format("{} {} {}", t.layout() == fb::Layout::Tile ? "tile" : "row_major",
+                              t.buffer_type() == fb::BufferType::L1 ? "l1" : "dram",
+                              fb::EnumNameMemoryLayout(t.memory_layout()));
+  if (t.shard() != nullptr) {
+    s += fmt::format(" shards {}x{} tiles on {}", t.shard()->shard_tile_rows(),
+                     t.shard()->shard_tile_cols(), range_str(t.shard()->cores()));
+  }
+  return s;
+}
+
+std::string params_str(const fb::Op& op) {
+  switch (op.params_type()) {
+  case fb::OpParams::Matmul:
+  case fb::OpParams::Linear: {
+    const fb::Matmul* m = op.params_type() == fb::OpParams::Matmul
+                              ? op.params_as_Matmul()
+                              : op.params_as_Linear()->matmul();
+    std::string s =
+        m == nullptr
+            ? ""
+            : fmt::format("transpose_a={} transpose_b={} fidelity={} per_core={}x{} in0_block_w={} "
+                          "subblock={}x{}",
+                          m->transpose_a(), m->transpose_b(),
+                          fb::EnumNameMathFidelity(m->fidelity()), m->per_core_m(), m->per_core_n(),
+                          m->in0_block_w(), m->out_subblock_h(), m->out_subblock_w());
+    if (op.params_type() == fb::OpParams::Linear && op.params_as_Linear()->has_activation())
+      s +=
+          fmt::format(" activation={}", fb::EnumNameUnaryKind(op.params_as_Linear()->activation()));
+    return s;
+  }
+  case fb::OpParams::Unary:
+    return fb::EnumNameUnaryKind(op.params_as_Unary()->kind());
+  case fb::OpParams::Binary: {
+    const fb::Binary* b = op.params_as_Binary();
+    auto dims = [](const flatbuffers::Vector<int64_t>* v) {
+      std::string s;
+      if (v != nullptr)
+        for (int64_t d : *v) s += fmt::format("{}{}", s.empty() ? "" : ",", d);
+      return "[" + s + "]";
+    };
+    return fmt::format("{} lhs_dims={} rhs_dims={}", fb::EnumNameBinaryKind(b->kind()),
+                       dims(b->lhs_dims()), dims(b->rhs_dims()));
+  }
+  case fb::OpParams::FusedEltwise: {
+    std::string s;
+    const auto* nodes = op.params_as_FusedEltwise()->nodes();
+    for (uint32_t i = 0; nodes != nullptr && i < nodes->size(); ++i) {
+      const fb::FusedNode& n = *nodes->Get(i);
+      std::string args;
+      if (n.args() != nullptr)
+        for (uint32_t a : *n.args()) args += fmt::format(" v{}", a);
+      switch (n.kind()) {
+      case fb::FusedNodeKind::Input:
+        s += fmt::format(" v{}=in{}", i, n.input());
+        break;
+      case fb::FusedNodeKind::Literal:
+        s += fmt::format(" v{}={}", i, n.literal());
+        break;
+      case fb::FusedNodeKind::Unary:
+        s += fmt::format(" v{}=({}{})", i, fb::EnumNameUnaryKind(n.unary()), args);
+        break;
+      case fb::FusedNodeKind::Binary:
+        s += fmt::format(" v{}=({}{})", i, fb::EnumNameBinaryKind(n.binary()), args);
+        break;
+      }
+    }
+    return "body:" + s;
+  }
+  case fb::OpParams::Reduce:
+    return fb::EnumNameReduceKind(op.params_as_Reduce()->kind());
+  case fb::OpParams::Softmax:
+    return fmt::format("dim={}", op.params_as_Softmax()->dim());
+  default:
+    return "";
+  }
+}
+
+} // namespace
+
+std::string dump_program(const fb::Program& p, const DumpOptions& options) {
+  std::string s;
+  const fb::Device* d = p.device();
+  s += fmt::format("program @{} v{}.{}", str(p.name()), p.version_major(), p.version_minor());
+  if (d != nullptr) {
+    s += fmt::format(" for {} (grid {}x{}, L1 {} B/core, DRAM {} B in {} channels)", str(d->name()),
+                     d->grid_rows(), d->grid_cols(), d->l1_bytes_per_core(), d->dram_bytes(),
+                     d->dram_channels());
+  }
+  s += fmt::format("\npredicted {:.3f} us\n\ntensors:\n", p.predicted_total_us());
+  for (uint32_t i = 0; p.tensors() != nullptr && i < p.tensors()->size(); ++i) {
+    const fb::Tensor& t = *p.tensors()->Get(i);
+    s += fmt::format("  t{:<3} {:<14} {:<24} {}", i, str(t.name()), shape_str(t), placement_str(t));
+    if (p.buffers() != nullptr && t.buffer() < p.buffers()->size()) {
+      const fb::Buffer& b = *p.buffers()->Get(t.buffer());
+      s += fmt::format("  @{:#x} {} B{} live ops {}..{}", b.address(), b.bytes(),
+                       b.buffer_type() == fb::BufferType::L1 ? "/core" : "", b.first_op(),
+                       b.last_op());
+    }
+    s += "\n";
+  }
+  auto list = [](const auto* v, const char* prefix) {
+    std::string out;
+    if (v != nullptr)
+      for (uint32_t x : *v) out += fmt::format("{}{}{}", out.empty() ? "" : ", ", prefix, x);
+    return out;
+  };
+  s += "\ninputs:";
+  for (uint32_t i = 0; p.inputs() != nullptr && i < p.inputs()->size(); ++i)
+    s += fmt::format(" {}=t{}", str(p.inputs()->Get(i)->name()), p.inputs()->Get(i)->tensor());
+  s += "\noutputs:";
+  for (uint32_t i = 0; p.outputs() != nullptr && i < p.outputs()->size(); ++i)
+    s += fmt::format(" {}=t{}", str(p.outputs()->Get(i)->name()), p.outputs()->Get(i)->tensor());
+  s += "\n\nops (execution order):\n";
+  for (uint32_t pos = 0; p.execution_order() != nullptr && pos < p.execution_order()->size();
+       ++pos) {
+    uint32_t idx = p.execution_order()->Get(pos);
+    if (p.ops() == nullptr || idx >= p.ops()->size()) continue;
+    const fb::Op& op = *p.ops()->Get(idx);
+    s += fmt::format("  [{}] t{} = {}({}) {}  # {}\n", pos, op.output(), str(op.kind()),
+                     list(op.inputs(), "t"), params_str(op), str(op.name()));
+    uint32_t cores = op.work() != nullptr ? op.work()->size() : 0;
+    s += fmt::format("      cores {} {} partition, {} cores busy, predicted {:.3f} us",
+                     range_str(op.cores()), fb::EnumNamePartitionKind(op.partition()), cores,
+                     op.predicted_us());
+    if (op.frees() != nullptr && op.frees()->size() > 0)
+      s += fmt::format(", then frees {}", list(op.frees(), "b"));
+    s += "\n";
+    if (!options.work_items || op.work() == nullptr) continue;
+    for (const fb::CoreWork* cw : *op.work()) {
+      s += fmt::format("      ({},{}):", cw->core_row(), cw->core_col());
+      if (cw->items() != nullptr) {
+        for (const fb::WorkItem* w : *cw->items()) {
+          s += fmt::format(" b{}..{} r{}..{} c{}..{}", w->batch_begin(), w->batch_end() - 1,
+                           w->row_begin(), w->row_end() - 1, w->col_begin(), w->col_end() - 1);
+          if (w->k_end() > 1) s += fmt::format(" k{}..{}", w->k_begin(), w->k_end() - 1);
+          s += ";";
+        }
+      }
+      s += "\n";
+    }
+  }
+  return s;
+}
+
+} // namespace tilesat::lowering

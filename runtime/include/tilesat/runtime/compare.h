@@ -1,0 +1,31 @@
+// Comparing a device result with the reference interpreter's, with tolerances per dtype.
+//
+// The test is normwise: max |got - reference| <= tolerance(dtype) * max(1, max |reference|).
+// Tolerances: f32 1e-5 (only the order of f32 sums differs from the reference); bf16 2^-7
+// (one bf16 step of the largest result, both sides rounding each op's result to bf16);
+// bfp8_b 5e-2 (7-bit mantissas under a shared block exponent, accumulated over a layer).
+//
+//   Comparison c = compare(device_out, reference_out, DType::BF16);
+//   if (!c.ok) fmt::print("max abs error {} > {}\n", c.max_abs, c.allowed_abs);
+#pragma once
+
+#include "tilesat/graph/tensor.h"
+
+namespace tilesat::runtime {
+
+/// The normwise tolerance of results computed in `dtype` (relative to max(1, max |ref|)).
+double tolerance(DType dtype);
+
+/// How far a result is from its reference.
+struct Comparison {
+  double max_abs = 0;     // max |got - ref|
+  double max_rel = 0;     // max |got - ref| / max(1, max |ref|)
+  double allowed_abs = 0; // tolerance * max(1, max |ref|)
+  bool shape_ok = true;
+  bool ok = true; // shapes agree, no NaN where the reference has none, max_abs <= allowed_abs
+};
+
+/// Compares `got` with `reference` under the tolerance of `dtype`.
+Comparison compare(const Tensor& got, const Tensor& reference, DType dtype);
+
+} // namespace tilesat::runtime

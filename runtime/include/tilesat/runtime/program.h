@@ -1,0 +1,50 @@
+// A loaded device program: the bytes of a program file, checked before anything runs it.
+//
+// Loading runs the FlatBuffers verifier, then checks what the format cannot: the version, the
+// device summary, every buffer inside the L1 or DRAM it names, every tensor inside its
+// buffer, each op's inputs and parameters consistent with its tensors, every work item
+// inside the op's output, every output tile computed exactly once, inputs produced before
+// use, and no two live L1 buffers overlapping. Any problem is a tilesat::Error naming the
+// file and the field ("mlp.tsprog: ops[3].work[0].items[2]: ...").
+//
+//   Program p = Program::load("mlp.tsprog");
+//   p.fb().ops()->size();                 // the flatbuffers view, safe to walk
+//   Program q = Program::parse(bytes, "in-memory");
+#pragma once
+
+#include "program_generated.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tilesat::runtime {
+
+class Program {
+public:
+  /// Reads and verifies a program file.
+  static Program load(const std::string& path);
+  /// Verifies `bytes`; `name` is used in error messages.
+  static Program parse(std::vector<uint8_t> bytes, std::string name);
+
+  const fb::Program& fb() const { return *fb::GetProgram(bytes_.data()); }
+  const std::string& name() const { return name_; }
+  const std::vector<uint8_t>& bytes() const { return bytes_; }
+
+private:
+  Program(std::vector<uint8_t> bytes, std::string name)
+      : bytes_(std::move(bytes)), name_(std::move(name)) {}
+  std::vector<uint8_t> bytes_;
+  std::string name_;
+};
+
+/// Limits the runtime's CPU model accepts (programs beyond them are rejected when loaded).
+inline constexpr uint32_t kMaxGridSide = 64;
+inline constexpr uint64_t kMaxL1BytesPerCore = 64ull << 20;
+inline constexpr uint64_t kMaxDramBytes = 1ull << 36;
+inline constexpr uint64_t kMaxHostDramBytes = 4ull << 30; // DRAM the model backs with memory
+inline constexpr uint64_t kMaxHostL1Bytes = 4ull << 30;   // L1 of all cores together
+inline constexpr int64_t kMaxElements = int64_t{1} << 31;
+inline constexpr size_t kMaxRank = 8;
+
+} // namespace tilesat::runtime

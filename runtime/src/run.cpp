@@ -1,0 +1,200 @@
+// run.cpp: staging inputs, running ops in the program's order, reading outputs back.
+#include "tilesat/runtime/run.h"
+
+#include "kernels/kernel.h"
+#include "tilesat/graph/diagnostic.h"
+
+#include <chrono>
+#include <fmt/format.h>
+
+namespace tilesat::runtime {
+
+using detail::DeviceMemory;
+using detail::OpContext;
+using detail::TensorRef;
+
+struct Runner::State {
+  std::unique_ptr<DeviceMemory> memory;
+  ThreadPool pool;
+  explicit State(unsigned threads) : pool(threads) {}
+};
+
+DType graph_dtype(fb::DType d) {
+  switch (d) {
+  case fb::DType::BF16:
+    return DType::BF16;
+  case fb::DType::BFP8_B:
+    return DType::BFP8_B;
+  case fb::DType::I32:
+    return DType::I32;
+  default:
+    return DType::F32;
+  }
+}
+
+Runner::Runner(const Program& program, unsigned threads)
+    : program_(program), state_(std::make_unique<State>(threads)) {
+  const fb::Program& p = program.fb();
+  uint64_t dram = 0;
+  for (const fb::Buffer* b : *p.buffers())
+    if (b->buffer_type() == fb::BufferType::DRAM) dram = std::max(dram, b->address() + b->bytes());
+  state_->memory = std::make_unique<DeviceMemory>(p.device()->grid_rows(), p.device()->grid_cols(),
+                                                  p.device()->l1_bytes_per_core(), dram);
+}
+
+Runner::~Runner() = default;
+
+namespace {
+
+void dispatch(OpContext& ctx) {
+  switch (ctx.op.params_type()) {
+  case fb::OpParams::ToLayout:
+  case fb::OpParams::Typecast:
+    detail::run_copy(ctx);
+    break;
+  case fb::OpParams::Reshape:
+    detail::run_reshape(ctx);
+    break;
+  case fb::OpParams::Matmul:
+  case fb::OpParams::Linear:
+    detail::run_matmul(ctx);
+    break;
+  case fb::OpParams::Unary:
+    detail::run_unary(ctx);
+    break;
+  case fb::OpParams::Binary:
+    detail::run_binary(ctx);
+    break;
+  case fb::OpParams::FusedEltwise:
+    detail::run_fused(ctx);
+    break;
+  case fb::OpParams::Reduce:
+    detail::run_reduce(ctx);
+    break;
+  case fb::OpParams::Softmax:
+    detail::run_softmax(ctx);
+    break;
+  case fb::OpParams::Permute:
+    detail::run_permute(ctx);
+    break;
+  case fb::OpParams::Broadcast:
+    detail::run_broadcast(ctx);
+    break;
+  case fb::OpParams::Concat:
+    detail::run_concat(ctx);
+    break;
+  case fb::OpParams::Slice:
+    detail::run_slice(ctx);
+    break;
+  case fb::OpParams::Constant:
+  case fb::OpParams::Full:
+    detail::run_constant(ctx);
+    break;
+  default:
+    throw InternalError("op without parameters (the verifier should have refused)");
+  }
+}
+
+// The highest L1 byte in use on any core by buffers live at execution position `pos`.
+uint64_t l1_in_use(const fb::Program& p, uint32_t pos) {
+  uint64_t top = 0;
+  for (const fb::Buffer* b : *p.buffers()) {
+    if (b->buffer_type() != fb::BufferType::L1 || b->first_op() > pos || b->last_op() < pos)
+      continue;
+    top = std::max(top, b->address() + b->bytes());
+  }
+  return top;
+}
+
+} // namespace
+
+RunResult Runner::run(std::span<const Tensor> inputs) {
+  using Clock = std::chrono::steady_clock;
+  const fb::Program& p = program_.fb();
+  const std::string& file = program_.name();
+  if (inputs.size() != p.inputs()->size()) {
+    throw Error(
+        fmt::format("{}: expected {} inputs, got {}", file, p.inputs()->size(), inputs.size()));
+  }
+  DeviceMemory& mem = *state_->memory;
+  RunResult result;
+  Profile& prof = result.profile;
+  prof.threads = state_->pool.threads();
+  prof.l1_bytes_per_core = p.device()->l1_bytes_per_core();
+  auto start = Clock::now();
+  for (uint32_t i = 0; i < p.inputs()->size(); ++i) {
+    const fb::NamedTensor& nt = *p.inputs()->Get(i);
+    TensorRef t = detail::tensor_ref(p, nt.tensor());
+    if (inputs[i].shape().dims() != t.shape) {
+      throw Error(fmt::format("{}: input '{}': expected shape [{}], got [{}]", file,
+                              nt.name() != nullptr ? nt.name()->str() : std::to_string(i),
+                              fmt::join(t.shape, ", "), fmt::join(inputs[i].shape().dims(), ", ")));
+    }
+    detail::write_logical(mem, t, inputs[i].data());
+  }
+  for (uint32_t pos = 0; pos < p.execution_order()->size(); ++pos) {
+    const fb::Op& op = *p.ops()->Get(p.execution_order()->Get(pos));
+    auto t0 = Clock::now();
+    OpContext ctx{p, op, mem, state_->pool, {}, detail::tensor_ref(p, op.output())};
+    if (op.inputs() != nullptr)
+      for (uint32_t t : *op.inputs()) ctx.inputs.push_back(detail::tensor_ref(p, t));
+    dispatch(ctx);
+    auto t1 = Clock::now();
+    OpProfile op_prof;
+    op_prof.name = op.name() != nullptr ? op.name()->str() : "";
+    op_prof.kind = op.kind() != nullptr ? op.kind()->str() : "";
+    op_prof.host_us = std::chrono::duration<double, std::micro>(t1 - t0).count();
+    op_prof.device_us = op.predicted_us();
+    op_prof.cores = op.work() != nullptr ? op.work()->size() : 0;
+    op_prof.l1_in_use = l1_in_use(p, pos);
+    prof.l1_high_water = std::max(prof.l1_high_water, op_prof.l1_in_use);
+    prof.device_total_us += op_prof.device_us;
+    prof.ops.push_back(std::move(op_prof));
+  }
+  for (const fb::NamedTensor* nt : *p.outputs()) {
+    TensorRef t = detail::tensor_ref(p, nt->tensor());
+    Tensor out(TensorType{graph_dtype(t.dtype()), Shape(t.shape), {}},
+               detail::read_logical(mem, t));
+    result.outputs.push_back(std::move(out));
+  }
+  prof.host_total_us = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+  return result;
+}
+
+namespace {
+
+std::string json_escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+} // namespace
+
+std::string profile_json(const Profile& p) {
+  std::string s = "{\n  \"ops\": [\n";
+  for (size_t i = 0; i < p.ops.size(); ++i) {
+    const OpProfile& o = p.ops[i];
+    s += fmt::format("    {{\"name\": \"{}\", \"kind\": \"{}\", \"host_us\": {:.3f}, "
+                     "\"device_us\": {:.3f}, \"cores\": {}, \"l1_in_use_bytes\": {}}}{}\n",
+                     json_escape(o.name), json_escape(o.kind), o.host_us, o.device_us, o.cores,
+                     o.l1_in_use, i + 1 < p.ops.size() ? "," : "");
+  }
+  s += fmt::format("  ],\n  \"host_total_us\": {:.3f},\n  \"device_total_us\": {:.3f},\n"
+                   "  \"l1_high_water_bytes\": {},\n  \"l1_bytes_per_core\": {},\n"
+                   "  \"threads\": {}\n}}\n",
+                   p.host_total_us, p.device_total_us, p.l1_high_water, p.l1_bytes_per_core,
+                   p.threads);
+  return s;
+}
+
+} // namespace tilesat::runtime

@@ -1,6 +1,7 @@
 // rule_sets.cpp: finding the rules directory and loading rule sets by name.
 #include "tilesat/rewrites/rule_sets.h"
 
+#include "tilesat/graph/data_files.h"
 #include "tilesat/graph/diagnostic.h"
 
 #include <algorithm>
@@ -12,29 +13,11 @@ namespace tilesat::rewrites {
 namespace fs = std::filesystem;
 
 std::string rules_dir() {
-  std::vector<std::string> tried;
-  if (const char* env = std::getenv("TILESAT_DATA_DIR"); env != nullptr && *env != '\0') {
-    fs::path p = fs::path(env) / "rules";
-    if (fs::is_directory(p)) return p.string();
-    tried.push_back(p.string());
-  }
-  for (const char* dir : {TILESAT_SOURCE_RULES_DIR, TILESAT_INSTALL_RULES_DIR}) {
-    if (fs::is_directory(dir)) return dir;
-    tried.emplace_back(dir);
-  }
-  throw Error(fmt::format("no rules directory found (tried {}; set TILESAT_DATA_DIR)",
-                          fmt::join(tried, ", ")));
+  return find_data_dir("rules", {TILESAT_SOURCE_RULES_DIR, TILESAT_INSTALL_RULES_DIR});
 }
 
 std::vector<std::string> rule_set_names() {
-  std::vector<std::string> names;
-  for (const auto& e : fs::directory_iterator(rules_dir())) {
-    if (e.is_regular_file() && e.path().extension() == ".rules") {
-      names.push_back(e.path().stem().string());
-    }
-  }
-  std::sort(names.begin(), names.end());
-  return names;
+  return data_file_names(rules_dir(), ".rules");
 }
 
 std::string rule_set_path(const std::string& name) {

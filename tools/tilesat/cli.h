@@ -6,8 +6,14 @@
 // and its file.
 #pragma once
 
+#include "tilesat/egraph/rewrite.h"
+#include "tilesat/egraph/runner.h"
+#include "tilesat/graph/module.h"
+
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <span>
 #include <string>
@@ -33,6 +39,15 @@ struct Options {
   std::optional<size_t> node_limit;
   std::optional<double> time_limit;
   std::vector<std::string> rule_paths; // verify-rules: rule files; empty = every shipped set
+  std::string device;                  // opt: device name or descriptor file (plans when set)
+  std::string report_file;             // opt: where the JSON plan report goes
+  std::string math_fidelity = "HiFi4"; // opt: matmul fidelity for the cost model
+  // opt: seconds of exact (Z3) extraction; devices: names or files to describe.
+  std::optional<double> extract_time_limit;
+  std::vector<std::string> device_names;
+  std::string profile_file;        // run: where the JSON profile goes
+  std::optional<unsigned> threads; // run: host threads for the device's cores
+  std::string program_file;        // opt --emit program: where the program goes
 };
 
 /// One verb: its name, a one-line summary, and what runs it (returns the exit code).
@@ -56,6 +71,19 @@ int run_eval(const Options& o);
 int run_dot(const Options& o);
 int run_opt(const Options& o);
 int run_verify_rules(const Options& o);
+int run_devices(const Options& o);
+int run_run(const Options& o);
+int run_check(const Options& o);
+
+/// The rules `--rule-set` and `--rules` select (every shipped set when neither is given).
+std::vector<egraph::Rewrite> selected_rules(const Options& o);
+/// The saturation limits of `--iter-limit`, `--node-limit` and `--time-limit`.
+egraph::RunnerConfig runner_config(const Options& o);
+
+/// Reads INPUT: an ONNX model when `path` ends in ".onnx" (one function, @main; its weights'
+/// values go to `weights` when given), else TTIR or StableHLO text ("-" is standard input).
+SourceFile load_input(const std::string& path,
+                      std::map<std::string, Tensor, std::less<>>* weights = nullptr);
 
 /// Writes `text` to `path` ("-" is standard output); throws tilesat::Error when it cannot.
 void write_text(const std::string& path, const std::string& text);

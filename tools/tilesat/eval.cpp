@@ -43,7 +43,8 @@ std::map<std::string, std::string> input_files(const Options& o, const Graph& g)
 } // namespace
 
 int run_eval(const Options& o) {
-  SourceFile file = parse_file(o.input);
+  std::map<std::string, Tensor, std::less<>> weights; // an ONNX model's initializers
+  SourceFile file = load_input(o.input, &weights);
   const Graph& g = select_function(file, o.function);
   std::map<std::string, std::string> files = input_files(o, g);
   std::vector<Tensor> drawn;
@@ -60,6 +61,8 @@ int run_eval(const Options& o) {
                                 a.type.str(), t.type().str()));
       }
       args.push_back(std::move(t));
+    } else if (auto w = weights.find(a.name); w != weights.end()) {
+      args.push_back(w->second);
     } else if (o.random_seed) {
       args.push_back(drawn[i]);
       drawn_names.push_back(a.name);

@@ -5,12 +5,52 @@ namespace tilesat::cli {
 namespace {
 
 void input_file(CLI::App& a, Options& o) {
-  a.add_option("input", o.input, "TTIR or StableHLO text file ('-' reads standard input)")
+  a.add_option("input", o.input,
+               "TTIR or StableHLO text file ('-' reads standard input), or an ONNX model (.onnx)")
       ->required();
 }
 void function_name(CLI::App& a, Options& o) {
   a.add_option("--function", o.function,
                "function to use (default: the file's only function, else @main)");
+}
+
+void rule_set_flag(CLI::App& a, Options& o) {
+  a.add_option("--rule-set", o.rule_sets,
+               "a shipped rule set by name (repeatable; default: all of them)");
+}
+void rules_flag(CLI::App& a, Options& o) {
+  a.add_option("--rules", o.rule_files, "an extra rule file (repeatable)");
+}
+void iter_limit_flag(CLI::App& a, Options& o) {
+  a.add_option("--iter-limit", o.iter_limit, "saturation iterations (default 30)");
+}
+void node_limit_flag(CLI::App& a, Options& o) {
+  a.add_option("--node-limit", o.node_limit, "e-graph nodes (default 10000)");
+}
+void time_limit_flag(CLI::App& a, Options& o) {
+  a.add_option("--time-limit", o.time_limit, "saturation seconds (default 5)");
+}
+void device_flag(CLI::App& a, Options& o) {
+  a.add_option("--device", o.device,
+               "plan for this device: a shipped descriptor name (see `tilesat devices`) or "
+               "a descriptor file (.json); extraction then minimises predicted time");
+}
+void fidelity_flag(CLI::App& a, Options& o) {
+  a.add_option("--math-fidelity", o.math_fidelity, "matmul math fidelity of the plan")
+      ->check(CLI::IsMember({"LoFi", "HiFi2", "HiFi3", "HiFi4"}))
+      ->capture_default_str();
+}
+void extract_time_limit_flag(CLI::App& a, Options& o) {
+  a.add_option("--extract-time-limit", o.extract_time_limit,
+               "seconds of exact extraction with Z3 after the dynamic program (default 0: "
+               "the dynamic program only)")
+      ->check(CLI::NonNegativeNumber);
+}
+
+void threads_flag(CLI::App& a, Options& o) {
+  a.add_option("--threads", o.threads,
+               "host threads running the device's cores (default: one per hardware thread)")
+      ->check(CLI::PositiveNumber);
 }
 
 const Flag kFlags[] = {
@@ -43,19 +83,15 @@ const Flag kFlags[] = {
     {"opt", input_file},
     {"opt",
      [](CLI::App& a, Options& o) {
-       a.add_option("--emit", o.emit, "output form: ttir (ttnn comes with the cost model)")
-           ->check(CLI::IsMember({"ttir"}))
+       a.add_option("--emit", o.emit,
+                    "output form: ttir (the optimized program), plan (the device plan with "
+                    "placements and predicted times), program (the lowered device program, "
+                    "as text; -o writes the program file)")
+           ->check(CLI::IsMember({"ttir", "plan", "program"}))
            ->capture_default_str();
      }},
-    {"opt",
-     [](CLI::App& a, Options& o) {
-       a.add_option("--rule-set", o.rule_sets,
-                    "a shipped rule set by name (repeatable; default: all of them)");
-     }},
-    {"opt",
-     [](CLI::App& a, Options& o) {
-       a.add_option("--rules", o.rule_files, "an extra rule file (repeatable)");
-     }},
+    {"opt", rule_set_flag},
+    {"opt", rules_flag},
     {"opt",
      [](CLI::App& a, Options& o) {
        a.add_flag("--stats", o.stats, "print the saturation report to standard error");
@@ -66,21 +102,69 @@ const Flag kFlags[] = {
                   "print, to standard error, the rewrites behind each result and the matches "
                   "guards declined");
      }},
-    {"opt",
-     [](CLI::App& a, Options& o) {
-       a.add_option("--iter-limit", o.iter_limit, "saturation iterations (default 30)");
-     }},
-    {"opt",
-     [](CLI::App& a, Options& o) {
-       a.add_option("--node-limit", o.node_limit, "e-graph nodes (default 10000)");
-     }},
-    {"opt",
-     [](CLI::App& a, Options& o) {
-       a.add_option("--time-limit", o.time_limit, "saturation seconds (default 5)");
-     }},
+    {"opt", iter_limit_flag},
+    {"opt", node_limit_flag},
+    {"opt", time_limit_flag},
     {"verify-rules",
      [](CLI::App& a, Options& o) {
        a.add_option("files", o.rule_paths, "rule files (default: every shipped rule set)");
+     }},
+    {"opt", device_flag},
+    {"opt",
+     [](CLI::App& a, Options& o) {
+       a.add_option("--report", o.report_file, "write the plan's JSON report to this file");
+     }},
+    {"opt", fidelity_flag},
+    {"opt", extract_time_limit_flag},
+    {"devices",
+     [](CLI::App& a, Options& o) {
+       a.add_option("devices", o.device_names,
+                    "descriptor names or files to show field by field (default: list all)");
+     }},
+    {"run",
+     [](CLI::App& a, Options& o) {
+       a.add_option("program", o.input, "a device program file (.tsprog)")->required();
+     }},
+    {"run",
+     [](CLI::App& a, Options& o) {
+       a.add_option("--input", o.inputs, "NAME=FILE.npy: the value of input NAME (repeatable)");
+     }},
+    {"run",
+     [](CLI::App& a, Options& o) {
+       a.add_option("--random-inputs", o.random_seed,
+                    "draw every input not given by --input from this seed (as `eval` does), and "
+                    "write the drawn values to the output dir as <name>.npy");
+     }},
+    {"run",
+     [](CLI::App& a, Options& o) {
+       a.add_option("--output-dir", o.output_dir,
+                    "directory for result0.npy, result1.npy, ... (created if missing)");
+     }},
+    {"run",
+     [](CLI::App& a, Options& o) {
+       a.add_option("--profile", o.profile_file,
+                    "write the profile (per-op host time, predicted device time, cores, L1 in "
+                    "use) as JSON to this file ('-' is standard output)");
+     }},
+    {"run", threads_flag},
+    {"check", input_file},
+    {"check", function_name},
+    {"check", device_flag},
+    {"check", rule_set_flag},
+    {"check", rules_flag},
+    {"check", fidelity_flag},
+    {"check", iter_limit_flag},
+    {"check", node_limit_flag},
+    {"check", time_limit_flag},
+    {"check",
+     [](CLI::App& a, Options& o) {
+       a.add_option("--random-inputs", o.random_seed, "seed of the random inputs (default 1)");
+     }},
+    {"check", threads_flag},
+    {"opt",
+     [](CLI::App& a, Options& o) {
+       a.add_option("-o,--output", o.program_file,
+                    "with --emit program: write the device program (.tsprog) to this file");
      }},
 };
 

@@ -1,6 +1,7 @@
 // opt.cpp: `tilesat opt INPUT` saturates every function with rewrite rules, extracts the
 // program with the fewest ops and prints the file as canonical TTIR.
 #include "cli.h"
+#include "opt_plan.h"
 #include "tilesat/graph/parser.h"
 #include "tilesat/graph/printer.h"
 #include "tilesat/rewrites/optimize.h"
@@ -11,7 +12,7 @@
 
 namespace tilesat::cli {
 
-int run_opt(const Options& o) {
+std::vector<egraph::Rewrite> selected_rules(const Options& o) {
   std::vector<std::string> sets =
       o.rule_sets.empty() && o.rule_files.empty() ? rewrites::rule_set_names() : o.rule_sets;
   std::vector<egraph::Rewrite> rules = rewrites::load_rule_sets(sets);
@@ -19,12 +20,25 @@ int run_opt(const Options& o) {
     for (egraph::Rewrite& r : rewrites::load_rule_file(path).rewrites)
       rules.push_back(std::move(r));
   }
+  return rules;
+}
+
+egraph::RunnerConfig runner_config(const Options& o) {
+  egraph::RunnerConfig runner;
+  if (o.iter_limit) runner.with_iter_limit(*o.iter_limit);
+  if (o.node_limit) runner.with_node_limit(*o.node_limit);
+  if (o.time_limit) runner.with_time_limit(std::chrono::duration<double>(*o.time_limit));
+  return runner;
+}
+
+int run_opt(const Options& o) {
+  std::vector<egraph::Rewrite> rules = selected_rules(o);
   rewrites::OptimizeOptions options;
-  if (o.iter_limit) options.runner.with_iter_limit(*o.iter_limit);
-  if (o.node_limit) options.runner.with_node_limit(*o.node_limit);
-  if (o.time_limit) options.runner.with_time_limit(std::chrono::duration<double>(*o.time_limit));
+  options.runner = runner_config(o);
   options.explain = o.explain;
-  SourceFile file = parse_file(o.input);
+  SourceFile file = load_input(o.input);
+  if (!o.device.empty() || o.emit == "plan" || o.emit == "program" || !o.report_file.empty())
+    return run_opt_plan(o, rules, options.runner, file);
   for (Module& m : file.modules) {
     for (Graph& g : m.functions) {
       rewrites::OptimizeResult r = rewrites::optimize(g, rules, options);

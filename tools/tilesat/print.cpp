@@ -6,7 +6,7 @@
 namespace tilesat::cli {
 
 int run_print(const Options& o) {
-  write_text(o.output, print_text(parse_file(o.input)));
+  write_text(o.output, print_text(load_input(o.input)));
   return 0;
 }
 

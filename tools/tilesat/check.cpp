@@ -1,0 +1,96 @@
+// check.cpp: `tilesat check INPUT [--device NAME]` runs the whole pipeline on one function --
+// saturate, plan for the device, lower to a program, run it on the CPU model -- and compares
+// every result with the reference interpreter run on the unoptimized graph, on the same random
+// inputs. It prints one line per result and exits non-zero when any is beyond the tolerance
+// of the lowest-precision dtype the graph computes in (runtime/compare.h).
+#include "cli.h"
+#include "tilesat/cost/device.h"
+#include "tilesat/cost/extract.h"
+#include "tilesat/graph/interpreter.h"
+#include "tilesat/graph/module.h"
+#include "tilesat/lowering/lower.h"
+#include "tilesat/runtime/compare.h"
+#include "tilesat/runtime/run.h"
+
+#include <fmt/format.h>
+#include <map>
+
+namespace tilesat::cli {
+namespace {
+
+/// The least precise dtype any value of `g` has: the tolerance the comparison allows.
+DType coarsest_dtype(const Graph& g) {
+  auto rank = [](DType d) { return d == DType::BFP8_B ? 2 : d == DType::BF16 ? 1 : 0; };
+  DType worst = DType::F32;
+  for (NodeId id = 0; id < g.num_nodes(); ++id) {
+    if (rank(g.node(id).type.dtype) > rank(worst)) worst = g.node(id).type.dtype;
+  }
+  return worst;
+}
+
+} // namespace
+
+int run_check(const Options& o) {
+  std::map<std::string, Tensor, std::less<>> weights;
+  SourceFile file = load_input(o.input, &weights);
+  const Graph& source = select_function(file, o.function);
+  std::vector<egraph::Rewrite> rules = selected_rules(o);
+  cost::CostOptions copts;
+  copts.fidelity = cost::parse_fidelity(o.math_fidelity);
+  cost::Device device = cost::load_device(o.device.empty() ? "wormhole_b0" : o.device);
+  cost::CostModel model(device, copts);
+  cost::DevicePlanResult planned =
+      cost::optimize_for_device(source, rules, runner_config(o), model, cost::ExtractOptions{});
+  std::vector<uint8_t> bytes =
+      lowering::lower_plan(planned.plan, lowering::DeviceSummary::of(device));
+  runtime::Program program = runtime::Program::parse(std::move(bytes), source.name());
+
+  // Inputs: an ONNX model's own weights, every other argument drawn from the seed.
+  std::vector<Tensor> args = random_arguments(source, o.random_seed.value_or(1));
+  for (size_t i = 0; i < source.arguments().size(); ++i) {
+    auto w = weights.find(source.node(source.arguments()[i]).name);
+    if (w != weights.end()) args[i] = w->second;
+  }
+  std::vector<Tensor> reference = evaluate(source, args);
+
+  // The program's inputs are the graph's arguments by name.
+  std::map<std::string, size_t, std::less<>> arg_index;
+  for (size_t i = 0; i < source.arguments().size(); ++i)
+    arg_index.emplace(source.node(source.arguments()[i]).name, i);
+  std::vector<Tensor> inputs;
+  for (const fb::NamedTensor* in : *program.fb().inputs()) {
+    auto it = arg_index.find(in->name()->str());
+    if (it == arg_index.end())
+      throw InternalError(fmt::format("program input '{}' is no argument of @{}", in->name()->str(),
+                                      source.name()));
+    inputs.push_back(args[it->second]);
+  }
+  runtime::Runner runner(program, o.threads.value_or(0));
+  runtime::RunResult got = runner.run(inputs);
+  if (got.outputs.size() != reference.size())
+    throw InternalError(fmt::format("the program has {} outputs, the function {} results",
+                                    got.outputs.size(), reference.size()));
+
+  DType dtype = coarsest_dtype(source);
+  fmt::print("check @{} on {}: {} ops -> {} device ops, predicted {:.2f} us, host {:.1f} us\n",
+             source.name(), device.name, source.num_ops(), planned.plan.ops.size(),
+             planned.plan.predicted_total_us, got.profile.host_total_us);
+  bool ok = true;
+  for (size_t i = 0; i < reference.size(); ++i) {
+    runtime::Comparison c = runtime::compare(got.outputs[i], reference[i], dtype);
+    std::string name =
+        source.results()[i].name.empty() ? fmt::format("result{}", i) : source.results()[i].name;
+    if (!c.shape_ok) {
+      fmt::print("  {} {}: FAIL shape {} (reference {})\n", name, reference[i].shape().str(),
+                 got.outputs[i].shape().str(), reference[i].shape().str());
+    } else {
+      fmt::print("  {} {}: max_abs_err={:.3g} max_rel_err={:.3g} tolerance={:.3g} ({}) {}\n", name,
+                 reference[i].shape().str(), c.max_abs, c.max_rel, runtime::tolerance(dtype),
+                 dtype_name(dtype), c.ok ? "ok" : "FAIL");
+    }
+    ok = ok && c.ok;
+  }
+  return ok ? 0 : 1;
+}
+
+} // namespace tilesat::cli

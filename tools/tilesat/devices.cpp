@@ -1,0 +1,69 @@
+// devices.cpp: `tilesat devices [NAME|FILE]...` lists the shipped device descriptors, or
+// shows the given ones field by field with each number's source.
+#include "cli.h"
+#include "tilesat/cost/device.h"
+
+#include <fmt/format.h>
+
+namespace tilesat::cli {
+namespace {
+
+std::string describe(const cost::Device& d) {
+  std::string out = fmt::format("{} ({}): {}\n  file: {}\n", d.name, d.arch, d.description, d.path);
+  auto grid = [](const cost::CoreGrid& g) {
+    return fmt::format("{}x{} ({} cores)", g.rows, g.cols, g.cores());
+  };
+  std::vector<std::pair<std::string, std::string>> values = {
+      {"grid_full", grid(d.grid_full)},
+      {"grid_usable", grid(d.grid_usable)},
+      {"l1_bytes_per_core", fmt::format("{}", d.l1_bytes_per_core)},
+      {"l1_reserved_bytes",
+       fmt::format("{} (usable {})", d.l1_reserved_bytes, d.usable_l1_bytes())},
+      {"tile_shape", fmt::format("{}x{}", d.tile_shape[0], d.tile_shape[1])},
+      {"dram_bytes", fmt::format("{}", d.dram_bytes)},
+      {"dram_channels", fmt::format("{}", d.dram_channels)},
+      {"dram_bandwidth_gb_s", fmt::format("{}", d.dram_bandwidth_gb_s)},
+      {"noc_bytes_per_cycle_per_link", fmt::format("{}", d.noc_bytes_per_cycle_per_link)},
+      {"clock_ghz", fmt::format("{}", d.clock_ghz)},
+      {"fpu_matmul_cycles_per_tile",
+       fmt::format("LoFi {} HiFi2 {} HiFi3 {} HiFi4 {}", d.fpu_matmul_cycles_per_tile[0],
+                   d.fpu_matmul_cycles_per_tile[1], d.fpu_matmul_cycles_per_tile[2],
+                   d.fpu_matmul_cycles_per_tile[3])},
+      {"fpu_eltwise_cycles_per_tile", fmt::format("{}", d.fpu_eltwise_cycles_per_tile)},
+      {"sfpu_cycles_per_tile", fmt::format("{}", d.sfpu_cycles_per_tile)},
+      {"unpack_bytes_per_cycle", fmt::format("{}", d.unpack_bytes_per_cycle)},
+      {"dst_tiles", fmt::format("{}", d.dst_tiles)},
+      {"max_circular_buffers", fmt::format("{}", d.max_circular_buffers)},
+      {"launch_us", fmt::format("{}", d.launch_us)},
+      {"host_dispatch_us", fmt::format("{}", d.host_dispatch_us)},
+      {"host_dispatch_sharded_us", fmt::format("{}", d.host_dispatch_sharded_us)},
+  };
+  for (const auto& [field, value] : values) {
+    std::string source;
+    for (const auto& [f, s] : d.sources)
+      if (f == field) source = s;
+    out += fmt::format("  {} = {}\n      source: {}\n", field, value, source);
+  }
+  return out;
+}
+
+} // namespace
+
+int run_devices(const Options& o) {
+  std::string out;
+  if (o.device_names.empty()) {
+    for (const std::string& name : cost::device_names()) {
+      cost::Device d = cost::load_device(name);
+      out += fmt::format("{:<18} {:>3}x{:<3} cores, {:>8} B L1/core usable, {:>6.1f} GB/s DRAM, "
+                         "{:.2f} GHz  {}\n",
+                         d.name, d.grid_usable.rows, d.grid_usable.cols, d.usable_l1_bytes(),
+                         d.dram_bandwidth_gb_s, d.clock_ghz, d.description);
+    }
+  } else {
+    for (const std::string& name : o.device_names) out += describe(cost::load_device(name));
+  }
+  write_text("-", out);
+  return 0;
+}
+
+} // namespace tilesat::cli

@@ -1,0 +1,111 @@
+// run.cpp: `tilesat run PROGRAM` verifies a device program and runs it on the CPU model of
+// its device.
+//
+// Inputs come from `--input NAME=FILE.npy` or, with `--random-inputs SEED`, are drawn as
+// `tilesat eval` draws arguments (drawn values are written to the output dir so the run can
+// be repeated); results go to the output dir as result<i>.npy, the profile to `--profile`.
+#include "tilesat/runtime/run.h"
+
+#include "cli.h"
+#include "tilesat/graph/interpreter.h"
+#include "tilesat/graph/npy.h"
+
+#include <filesystem>
+#include <fmt/format.h>
+#include <map>
+
+namespace tilesat::cli {
+namespace {
+
+std::map<std::string, std::string> input_files(const Options& o, const fb::Program& p) {
+  std::map<std::string, std::string> files;
+  std::string names;
+  for (const fb::NamedTensor* in : *p.inputs())
+    names += (names.empty() ? "" : ", ") + in->name()->str();
+  for (const std::string& spec : o.inputs) {
+    size_t eq = spec.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
+      throw Error(fmt::format("--input '{}': expected NAME=FILE.npy", spec));
+    std::string name = spec.substr(0, eq);
+    if (name.starts_with('%')) name.erase(0, 1);
+    bool known = false;
+    for (const fb::NamedTensor* in : *p.inputs()) known = known || in->name()->str() == name;
+    if (!known)
+      throw Error(fmt::format("--input '{}': the program has no input '{}' (its inputs: {})", spec,
+                              name, names));
+    if (!files.emplace(name, spec.substr(eq + 1)).second)
+      throw Error(fmt::format("--input: input '{}' is given twice", name));
+  }
+  return files;
+}
+
+} // namespace
+
+int run_run(const Options& o) {
+  runtime::Program program = runtime::Program::load(o.input);
+  const fb::Program& p = program.fb();
+  std::map<std::string, std::string> files = input_files(o, p);
+  // Drawn inputs: the arguments of a graph with the program's inputs, as `eval` draws them.
+  Graph shell("inputs");
+  for (const fb::NamedTensor* in : *p.inputs()) {
+    const fb::Tensor& t = *p.tensors()->Get(in->tensor());
+    std::vector<int64_t> dims;
+    if (t.shape() != nullptr) dims.assign(t.shape()->begin(), t.shape()->end());
+    shell.add_argument(in->name()->str(),
+                       TensorType{runtime::graph_dtype(t.dtype()), Shape(std::move(dims)), {}});
+  }
+  std::vector<Tensor> drawn;
+  if (o.random_seed) drawn = random_arguments(shell, *o.random_seed);
+  std::vector<Tensor> inputs;
+  std::vector<size_t> drawn_index;
+  for (size_t i = 0; i < shell.arguments().size(); ++i) {
+    const Node& a = shell.node(shell.arguments()[i]);
+    if (auto it = files.find(a.name); it != files.end()) {
+      Tensor t = read_npy(it->second);
+      if (t.shape() != a.type.shape)
+        throw Error(fmt::format("--input {}={}: expected shape {}, got {}", a.name, it->second,
+                                a.type.shape.str(), t.shape().str()));
+      inputs.push_back(std::move(t));
+    } else if (o.random_seed) {
+      inputs.push_back(drawn[i]);
+      drawn_index.push_back(i);
+    } else {
+      throw Error(fmt::format("input '{}' of {} has no value: give --input {}=FILE.npy or "
+                              "--random-inputs SEED",
+                              a.name, o.input, a.name));
+    }
+  }
+  runtime::Runner runner(program, o.threads.value_or(0));
+  runtime::RunResult result = runner.run(inputs);
+  if (!o.output_dir.empty()) {
+    std::error_code ec;
+    std::filesystem::create_directories(o.output_dir, ec);
+    if (ec) throw Error(fmt::format("cannot create '{}': {}", o.output_dir, ec.message()));
+    std::filesystem::path dir(o.output_dir);
+    for (size_t i = 0; i < result.outputs.size(); ++i)
+      write_npy((dir / fmt::format("result{}.npy", i)).string(), result.outputs[i]);
+    for (size_t i : drawn_index)
+      write_npy((dir / (shell.node(shell.arguments()[i]).name + ".npy")).string(), inputs[i]);
+  }
+  const runtime::Profile& prof = result.profile;
+  std::string summary =
+      fmt::format("ran {} ({} ops on {}) in {:.1f} us of host time, {:.2f} us "
+                  "predicted on the device, L1 high water {} of {} bytes per "
+                  "core\n",
+                  o.input, prof.ops.size(), p.device()->name()->str(), prof.host_total_us,
+                  prof.device_total_us, prof.l1_high_water, prof.l1_bytes_per_core);
+  for (size_t i = 0; i < result.outputs.size(); ++i) {
+    summary += fmt::format("  {} = result{}: {}\n",
+                           p.outputs()->Get(static_cast<uint32_t>(i))->name()->str(), i,
+                           result.outputs[i].type().str());
+  }
+  if (o.profile_file == "-") {
+    fmt::print("{}", runtime::profile_json(prof));
+  } else {
+    fmt::print("{}", summary);
+    if (!o.profile_file.empty()) write_text(o.profile_file, runtime::profile_json(prof));
+  }
+  return 0;
+}
+
+} // namespace tilesat::cli

@@ -33,6 +33,7 @@ Attrs conv_attrs(const Conv2dOptions& o) {
   Attrs a;
   set_window(a, o.stride, o.padding, o.dilation);
   if (o.groups != 1) a.set("groups", o.groups);
+  if (!o.activation.empty()) a.set("activation", o.activation);
   return a;
 }
 
@@ -129,6 +130,18 @@ Value Builder::pow(Value a, Value b, BinaryOptions o) {
 }
 Value Builder::add_relu(Value a, Value b, BinaryOptions o) {
   return binary(OpKind::AddRelu, a, b, o);
+}
+Value Builder::equal(Value a, Value b, BinaryOptions o) {
+  return binary(OpKind::Equal, a, b, o);
+}
+Value Builder::less(Value a, Value b, BinaryOptions o) {
+  return binary(OpKind::Less, a, b, o);
+}
+Value Builder::greater(Value a, Value b, BinaryOptions o) {
+  return binary(OpKind::Greater, a, b, o);
+}
+Value Builder::where(Value cond, Value a, Value b) {
+  return op(OpKind::Where, {cond, a, b});
 }
 Value Builder::fused_eltwise(std::span<const Value> operands, std::string body) {
   Attrs a;

@@ -4,9 +4,11 @@
 #include "tilesat/graph/diagnostic.h"
 
 #include <bit>
+#include <cmath>
 #include <cstring>
 #include <fmt/format.h>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 namespace tilesat {
@@ -258,7 +260,12 @@ std::string to_npy_bytes(const Tensor& t) {
   rounded.round_to_dtype();
   for (float x : rounded.data()) {
     if (is_int) {
-      auto v = static_cast<int32_t>(x);
+      // int32 values are held as floats: saturate what a float can hold beyond int32's range.
+      double d = x;
+      int32_t v = std::isnan(d)        ? 0
+                  : d >= 2147483647.0  ? std::numeric_limits<int32_t>::max()
+                  : d <= -2147483648.0 ? std::numeric_limits<int32_t>::min()
+                                       : static_cast<int32_t>(d);
       out.append(reinterpret_cast<const char*>(&v), 4);
     } else {
       out.append(reinterpret_cast<const char*>(&x), 4);

@@ -130,6 +130,21 @@ std::vector<Entry> entries() {
       {OpKind::Maximum, 2, 2, kMonoid, binary_attrs(), "max(a, b)", infer_binary, eval_maximum},
       {OpKind::Minimum, 2, 2, kMonoid, binary_attrs(), "min(a, b)", infer_binary, eval_minimum},
       {OpKind::Pow, 2, 2, kBinary, binary_attrs(), "a ^ b", infer_binary, eval_pow},
+      {OpKind::Equal, 2, 2, bits(ElementwiseBinary | Commutative), binary_attrs(),
+       "1 where a == b, else 0 (in the operand dtype)", infer_binary, eval_equal},
+      {OpKind::Less, 2, 2, kBinary, binary_attrs(), "1 where a < b, else 0 (in the operand dtype)",
+       infer_binary, eval_less},
+      {OpKind::Greater, 2, 2, kBinary, binary_attrs(),
+       "1 where a > b, else 0 (in the operand dtype)", infer_binary, eval_greater},
+      {OpKind::Where,
+       3,
+       3,
+       0,
+       {},
+       "a where cond (operand 0, any dtype) is nonzero, else b; the three operands broadcast as "
+       "NumPy does, a and b share the result dtype",
+       infer_where,
+       eval_where},
       {OpKind::Relu, 1, 1, kUnary | bits(Idempotent), {}, "max(x, 0)", infer_unary, eval_relu},
       {OpKind::Gelu, 1, 1, kUnary, {}, "x * Phi(x), the exact erf form", infer_unary, eval_gelu},
       {OpKind::Exp, 1, 1, kUnary, {}, "e^x", infer_unary, eval_exp},
@@ -244,10 +259,14 @@ std::vector<Entry> entries() {
          a.push_back(defaulted("groups", AttrKind::Int, int64_t{1},
                                "channel groups; each output channel sees in_channels / groups "
                                "input channels"));
+         a.push_back(defaulted("activation", AttrKind::String, std::string(),
+                               "an elementwise unary op applied to the result (\"relu\", "
+                               "\"sigmoid\", ...); empty: none"));
          return a;
        }(),
        "2-D cross-correlation of an NCHW input with an OIHW weight (O out channels, I in "
-       "channels per group) plus an optional bias of O elements",
+       "channels per group) plus an optional bias of O elements, then an optional elementwise "
+       "activation",
        infer_conv2d, eval_conv2d},
       {OpKind::MaxPool2d, 1, 1, 0, pool_attrs(),
        "maximum over each window of an NCHW input (padding never wins)", infer_pool2d,

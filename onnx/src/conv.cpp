@@ -111,7 +111,7 @@ void convert_conv(NodeContext& c) {
   if (win.kernel != std::vector<int64_t>{w[2], w[3]}) {
     c.fail("expected 'kernel_shape' to match the weight's spatial dims");
   }
-  Conv2dOptions o{win.stride, win.padding, win.dilation, c.attr_int("group", 1)};
+  Conv2dOptions o{win.stride, win.padding, win.dilation, c.attr_int("group", 1), ""};
   Value in = c.operand(0);
   DType d = b.type(in).dtype;
   if (const ::onnx::NodeProto* bn = foldable_batch_norm(c)) {

@@ -33,6 +33,11 @@ constexpr std::pair<std::string_view, Converter> kConverters[] = {
     {"Clip", convert_clip},
     {"Identity", convert_identity},
     {"Dropout", convert_identity},
+    // Comparisons and selection.
+    {"Equal", convert_compare},
+    {"Less", convert_compare},
+    {"Greater", convert_compare},
+    {"Where", convert_where},
     // Matrix products.
     {"MatMul", convert_matmul},
     {"Gemm", convert_gemm},

@@ -42,6 +42,9 @@ void convert_global_average_pool(NodeContext& c);
 void convert_conv(NodeContext& c);
 void convert_batch_norm(NodeContext& c);
 void convert_pool(NodeContext& c);
+// select.cpp
+void convert_compare(NodeContext& c);
+void convert_where(NodeContext& c);
 // normalization.cpp
 void convert_layer_norm(NodeContext& c);
 

@@ -3,6 +3,7 @@
 #include "tilesat/rewrites/builtins.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 namespace tilesat::rewrites {
@@ -78,6 +79,16 @@ Verdict splat_equals(const MatchContext& m) {
   std::optional<double> v = m.number(1);
   if (!s) return Verdict::decline("the value is not a known splat constant");
   return accept_if(v && *s == *v, "the splat constant has another value");
+}
+
+Verdict splat_near(const MatchContext& m) {
+  const std::optional<double>& s = m.tensor(0).splat;
+  std::optional<double> v = m.number(1);
+  if (!s) return Verdict::decline("the value is not a known splat constant");
+  // Within bf16 rounding (relative 2^-8): exporters write constants such as sqrt(2) rounded
+  // to the model's dtype.
+  return accept_if(v && std::fabs(*s - *v) <= std::fabs(*v) * 0x1p-8,
+                   "the splat constant is not close to the value");
 }
 
 Verdict single_use(const MatchContext& m) {
@@ -173,6 +184,11 @@ const std::vector<GuardDef>& table() {
       {"identity-dims", {P::Attr}, "?d is empty or [0, 1, ..., n-1]", identity_dims},
       // Every element of ?x is the number v (full, zeros, splat constant, or moved splat).
       {"splat-equals", {P::Tensor, P::Attr}, "?x is a constant splat of value v", splat_equals},
+      // Every element of ?x is v up to bf16 rounding (constants such as sqrt(2) as exported).
+      {"splat-near",
+       {P::Tensor, P::Attr},
+       "?x is a constant splat within relative 2^-8 of v",
+       splat_near},
       // ?x has at most one user in the source graph (fusing across it duplicates no work).
       {"single-use", {P::Tensor}, "?x has at most one user", single_use},
       // Every intermediate value of the left side has at most one user (seed 001: fusion only

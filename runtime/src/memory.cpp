@@ -14,7 +14,7 @@ using program::face_offset;
 using program::kTile;
 
 DeviceMemory::DeviceMemory(uint32_t rows, uint32_t cols, uint64_t l1_bytes, uint64_t dram_bytes)
-    : rows_(rows), cols_(cols), l1_bytes_(l1_bytes) {
+    : cols_(cols), l1_bytes_(l1_bytes) {
   // Arenas are not zeroed: a program reads only what it wrote (verified data flow), and the
   // operating system maps untouched pages lazily.
   l1_.reserve(static_cast<size_t>(rows) * cols);

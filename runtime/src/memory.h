@@ -20,7 +20,7 @@ public:
   uint64_t l1_bytes() const { return l1_bytes_; }
 
 private:
-  uint32_t rows_, cols_;
+  uint32_t cols_;
   uint64_t l1_bytes_;
   std::vector<std::unique_ptr<uint8_t[]>> l1_;
   std::unique_ptr<uint8_t[]> dram_;

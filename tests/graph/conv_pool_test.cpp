@@ -119,6 +119,22 @@ TEST(Conv2d, Values) {
   EXPECT_THAT(yc.data(), ElementsAre(11));
 }
 
+TEST(Conv2d, Activation) {
+  // Kernel [[1, 0], [0, -1]] gives x[i][j] - x[i+1][j+1] = -4 everywhere; bias [1, 5] over two
+  // output channels (the second with kernel [[0, 0], [0, 1]]), then relu.
+  Tensor k = T({2, 1, 2, 2}, {1, 0, 0, -1, 0, 0, 0, 1});
+  Tensor y = eval1({image3x3(), k, T({2}, {1, 5})}, [](Builder& b, auto v) {
+    return b.conv2d(v[0], v[1], v[2], {.activation = "relu"});
+  });
+  EXPECT_THAT(y.data(), ElementsAre(0, 0, 0, 0, 10, 11, 13, 14));
+  EXPECT_EQ(
+      error_of([](Builder& b) {
+        b.conv2d(b.input("x", {1, 1, 3, 3}), b.weight("w", {1, 1, 2, 2}), {.activation = "add"});
+      }),
+      "'ttir.conv2d' %2: expected 'activation' to be empty or an elementwise unary op, got "
+      "\"add\"");
+}
+
 TEST(Pool2d, InferAndErrors) {
   Graph g;
   Builder b(g);

@@ -92,6 +92,16 @@ TEST(Npy, RoundTrips) {
   EXPECT_EQ(parse_npy(to_npy_bytes(empty), "e.npy").shape(), (Shape{0, 3}));
 }
 
+TEST(Npy, Int32ValuesBeyondItsRangeSaturate) {
+  // int32 tensors hold floats; 2^31 and beyond (a float cannot hold 2^31 - 1) saturate.
+  Tensor i(TensorType{DType::I32, Shape{3}}, {2147483648.0f, -3e9f, 7.0f});
+  Tensor r = parse_npy(to_npy_bytes(i), "i.npy");
+  EXPECT_EQ(r.dtype(), DType::I32);
+  EXPECT_EQ(r[0], 2147483647.0f);
+  EXPECT_EQ(r[1], -2147483648.0f);
+  EXPECT_EQ(r[2], 7.0f);
+}
+
 TEST(Npy, ReadsOtherFormatsAndVersions) {
   Tensor f8 = parse_npy(
       npy("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }", raw<double>({0.5, -3.0})),

@@ -142,6 +142,7 @@ void for_each_output(int64_t batch, int64_t channels, const Window& w, F f) {
 
 TensorType infer_conv2d(const InferArgs& in) {
   const TensorType& x = *in.operands[0];
+  activation_of(in.attrs);
   for (size_t i = 1; i < in.operands.size(); ++i) check_same_dtype(x.dtype, in.operands[i]->dtype);
   std::vector<const Shape*> s = shapes_of(in);
   ConvLayout l = conv_layout(s, in.attrs);
@@ -177,7 +178,7 @@ Tensor eval_conv2d(const EvalArgs& in) {
                     }
                     out[o] = static_cast<float>(acc);
                   });
-  return out;
+  return apply_activation(std::move(out), in.attrs, in.result);
 }
 
 TensorType infer_pool2d(const InferArgs& in) {

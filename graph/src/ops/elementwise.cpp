@@ -142,6 +142,15 @@ Tensor eval_minimum(const EvalArgs& in) {
 Tensor eval_pow(const EvalArgs& in) {
   return binary(in, [](float a, float b) { return std::pow(a, b); });
 }
+Tensor eval_equal(const EvalArgs& in) {
+  return binary(in, [](float a, float b) { return a == b ? 1.0f : 0.0f; });
+}
+Tensor eval_less(const EvalArgs& in) {
+  return binary(in, [](float a, float b) { return a < b ? 1.0f : 0.0f; });
+}
+Tensor eval_greater(const EvalArgs& in) {
+  return binary(in, [](float a, float b) { return a > b ? 1.0f : 0.0f; });
+}
 Tensor eval_add_relu(const EvalArgs& in) {
   return binary(in, [](float a, float b) { return relu(a + b); });
 }

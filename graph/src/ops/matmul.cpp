@@ -107,10 +107,6 @@ Tensor eval_matmul(const EvalArgs& in) {
   return matmul(*in.operands[0], *in.operands[1], in.attrs, in.result);
 }
 
-namespace {
-
-// The op named by linear's `activation`, or nullopt for none; fails for a name that is not an
-// elementwise unary op without required attributes.
 std::optional<OpKind> activation_of(const Attrs& attrs) {
   const auto& name = attrs.get<std::string>("activation");
   if (name.empty()) return std::nullopt;
@@ -122,7 +118,14 @@ std::optional<OpKind> activation_of(const Attrs& attrs) {
   return k;
 }
 
-} // namespace
+Tensor apply_activation(Tensor out, const Attrs& attrs, const TensorType& result) {
+  std::optional<OpKind> act = activation_of(attrs);
+  if (!act) return out;
+  const Tensor* operand = &out;
+  Attrs defaults = with_defaults(op_info(*act), Attrs{});
+  return op_info(*act).eval(
+      EvalArgs{std::span<const Tensor* const>(&operand, 1), defaults, result});
+}
 
 TensorType infer_linear(const InferArgs& in) {
   activation_of(in.attrs);
@@ -147,12 +150,7 @@ Tensor eval_linear(const EvalArgs& in) {
         r, broadcast_strides(bias.shape(), r, right_aligned_dims(bias.shape().rank(), r.rank())));
     for (size_t i = 0; i < offs.size(); ++i) out.data()[i] += bias[offs[i]];
   }
-  std::optional<OpKind> act = activation_of(in.attrs);
-  if (!act) return out;
-  const Tensor* operand = &out;
-  Attrs defaults = with_defaults(op_info(*act), Attrs{});
-  return op_info(*act).eval(
-      EvalArgs{std::span<const Tensor* const>(&operand, 1), defaults, in.result});
+  return apply_activation(std::move(out), in.attrs, in.result);
 }
 
 } // namespace tilesat::ops

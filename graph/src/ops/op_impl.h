@@ -44,6 +44,12 @@ Tensor eval_constant(const EvalArgs&);
 TensorType infer_full(const InferArgs&);
 Tensor eval_full(const EvalArgs&);
 
+/// The op named by an `activation` attribute (linear, conv2d), or nullopt when it is empty;
+/// fails for a name that is not an elementwise unary op without required attributes.
+std::optional<OpKind> activation_of(const Attrs& attrs);
+/// `out` with the `activation` of `attrs` applied (unchanged when there is none).
+Tensor apply_activation(Tensor out, const Attrs& attrs, const TensorType& result);
+
 // Matrix products.
 TensorType infer_matmul(const InferArgs&);
 Tensor eval_matmul(const EvalArgs&);
@@ -61,6 +67,9 @@ TILESAT_EVAL(divide)
 TILESAT_EVAL(maximum)
 TILESAT_EVAL(minimum)
 TILESAT_EVAL(pow)
+TILESAT_EVAL(equal)
+TILESAT_EVAL(less)
+TILESAT_EVAL(greater)
 TILESAT_EVAL(add_relu)
 TILESAT_EVAL(relu)
 TILESAT_EVAL(gelu)
@@ -77,6 +86,10 @@ TILESAT_EVAL(rsqrt)
 TILESAT_EVAL(reciprocal)
 TILESAT_EVAL(erf)
 #undef TILESAT_EVAL
+
+// Selection: where(cond, a, b) with NumPy broadcasting of all three operands.
+TensorType infer_where(const InferArgs&);
+Tensor eval_where(const EvalArgs&);
 
 // Data movement.
 TensorType infer_transpose(const InferArgs&);

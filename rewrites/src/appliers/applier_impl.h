@@ -12,6 +12,11 @@ egraph::Id compose_broadcasts(ApplyContext& c);
 egraph::Id softmax_from_sum(ApplyContext& c);
 egraph::Id chain_as_reshape(ApplyContext& c);
 
+// model_fusion.cpp
+egraph::Id layer_norm_plain(ApplyContext& c);
+egraph::Id layer_norm_affine(ApplyContext& c);
+egraph::Id conv_with_bias(ApplyContext& c);
+
 // eltwise_fusion.cpp
 egraph::Id fuse_eltwise(ApplyContext& c);
 

@@ -32,6 +32,19 @@ const std::vector<ApplierDef>& table() {
        "(?x): an elementwise op of ?x with its single-use elementwise producers as one "
        "fused_eltwise, within seed 001's circular-buffer limits",
        appliers::fuse_eltwise},
+      {"layer-norm",
+       {P::Tensor, P::Attr, P::Tensor},
+       "(?x, ?dims, ?eps): layer_norm of ?x when ?dims are its trailing dims and ?eps a splat",
+       appliers::layer_norm_plain},
+      {"layer-norm-affine",
+       {P::Tensor, P::Attr, P::Tensor, P::Tensor, P::Tensor},
+       "(?x, ?dims, ?eps, ?scale, ?bias): layer_norm of ?x with scale and bias",
+       appliers::layer_norm_affine},
+      {"conv-with-bias",
+       {P::Tensor, P::Tensor, P::Tensor, P::Attr, P::Attr, P::Attr, P::Attr},
+       "(?x, ?w, ?bias, ?stride, ?padding, ?dilation, ?groups): conv2d with ?bias ([C, 1, 1] or "
+       "[1, C, 1, 1]) reshaped to its [C] bias operand",
+       appliers::conv_with_bias},
   };
   return t;
 }

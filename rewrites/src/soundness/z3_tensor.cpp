@@ -109,6 +109,12 @@ z3::expr Z3Tensors::binary(OpKind kind, const z3::expr& a, const z3::expr& b) {
     return z3::ite(a <= b, a, b);
   case OpKind::AddRelu:
     return z3::ite(a + b > zero, a + b, zero);
+  case OpKind::Equal:
+    return z3::ite(a == b, ctx_.real_val(1), zero);
+  case OpKind::Less:
+    return z3::ite(a < b, ctx_.real_val(1), zero);
+  case OpKind::Greater:
+    return z3::ite(a > b, ctx_.real_val(1), zero);
   default:
     unsupported(fmt::format("binary '{}'", op_name(kind)));
   }

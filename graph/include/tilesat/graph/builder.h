@@ -46,6 +46,7 @@ struct Conv2dOptions {
   std::vector<int64_t> padding = {0, 0, 0, 0}; // [top, left, bottom, right]
   std::vector<int64_t> dilation = {1, 1};      // [height, width] tap spacing
   int64_t groups = 1;                          // conv2d only
+  std::string activation = "";                 // conv2d only: a unary op name, or empty
 };
 struct Pool2dOptions {
   std::vector<int64_t> stride = {1, 1};
@@ -93,6 +94,12 @@ public:
   Value minimum(Value a, Value b, BinaryOptions o = {});
   Value pow(Value a, Value b, BinaryOptions o = {});
   Value add_relu(Value a, Value b, BinaryOptions o = {});
+  /// Comparisons: 1 where true, 0 where false, in the operand dtype (ttir.eq, ttir.lt, ttir.gt).
+  Value equal(Value a, Value b, BinaryOptions o = {});
+  Value less(Value a, Value b, BinaryOptions o = {});
+  Value greater(Value a, Value b, BinaryOptions o = {});
+  /// `a` where `cond` is nonzero, else `b`; all three broadcast as NumPy does.
+  Value where(Value cond, Value a, Value b);
   /// One fused elementwise kernel; `body` is its op tree over %0, %1, ... (fused_body.h).
   Value fused_eltwise(std::span<const Value> operands, std::string body);
 

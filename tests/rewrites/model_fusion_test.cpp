@@ -1,0 +1,166 @@
+// Tests of rules/model-fusion.rules. GELU and layer norm use erf and sqrt, which the Z3
+// soundness check cannot encode exactly; REWRITE_TEST's comparison with the reference
+// interpreter on random inputs (1e-5 relative) is their soundness evidence.
+#include "rewrite_test_support.h"
+
+namespace tilesat::rewrites {
+namespace {
+
+constexpr const char* kRules = "model-fusion";
+
+// x * (erf(x / s) + 1) * 0.5 as PyTorch's nn.GELU exports it, with sqrt(2) rounded to f32.
+Value gelu_torch(Builder& b, Value x, double s = 1.4142135f, double half = 0.5) {
+  Value e = b.erf(b.divide(x, b.scalar(s)));
+  return b.multiply(b.multiply(x, b.add(e, b.scalar(1))), b.scalar(half));
+}
+
+REWRITE_TEST(
+    ModelFusion, GeluFromErfForm, kRules,
+    [](Builder& b) {
+      b.output(gelu_torch(b, b.input("x", {4, 8})));
+    },
+    "gelu")
+
+// BERT-style: (x * 0.5) * (1 + erf(x / sqrt(2))).
+REWRITE_TEST(
+    ModelFusion, GeluScaledFirstOneFirst, kRules,
+    [](Builder& b) {
+      Value x = b.input("x", {4, 8});
+      Value p = b.add(b.scalar(1), b.erf(b.divide(x, b.scalar(1.4142135623730951))));
+      b.output(b.multiply(b.multiply(x, b.scalar(0.5)), p));
+    },
+    "gelu")
+
+REWRITE_TEST(
+    ModelFusion, GeluWithReciprocalScale, kRules,
+    [](Builder& b) {
+      Value x = b.input("x", {4, 8});
+      Value e = b.erf(b.multiply(x, b.scalar(0.70710678)));
+      b.output(b.multiply(b.multiply(x, b.add(e, b.scalar(1))), b.scalar(0.5)));
+    },
+    "gelu")
+
+REWRITE_TEST(
+    ModelFusion, GeluHalfFirst, kRules,
+    [](Builder& b) {
+      Value x = b.input("x", {4, 8});
+      Value e = b.erf(b.divide(x, b.scalar(1.4142135623730951)));
+      b.output(b.multiply(b.scalar(0.5), b.multiply(x, b.add(e, b.scalar(1)))));
+    },
+    "gelu")
+
+// Negative: a different scale (x / 2) is not GELU.
+REWRITE_TEST(
+    ModelFusion, WrongScaleIsNotGelu, kRules,
+    [](Builder& b) {
+      b.output(gelu_torch(b, b.input("x", {4, 8}), 2.0));
+    },
+    "constant divide erf constant add multiply constant multiply")
+
+// Negative: erf of another tensor than the one multiplied.
+REWRITE_TEST(
+    ModelFusion, ErfOfOtherTensorIsNotGelu, kRules,
+    [](Builder& b) {
+      Value x = b.input("x", {4, 8});
+      Value y = b.input("y", {4, 8});
+      Value e = b.erf(b.divide(y, b.scalar(1.4142135623730951)));
+      b.output(b.multiply(b.multiply(x, b.add(e, b.scalar(1))), b.scalar(0.5)));
+    },
+    "constant divide erf constant add multiply constant multiply")
+
+// The decomposition ONNX exporters write for LayerNorm before opset 17.
+Value layer_norm_parts(Builder& b, Value x, bool square, std::vector<int64_t> dims = {-1}) {
+  ReduceOptions o{dims, true};
+  Value c = b.subtract(x, b.mean(x, o));
+  Value sq = square ? b.multiply(c, c) : b.pow(c, b.scalar(2));
+  return b.divide(c, b.sqrt(b.add(b.mean(sq, o), b.scalar(1e-5))));
+}
+
+REWRITE_TEST(
+    ModelFusion, LayerNormFromPow, kRules,
+    [](Builder& b) {
+      Value x = b.input("x", {2, 4, 8});
+      b.output(b.add(b.multiply(layer_norm_parts(b, x, false), b.weight("g", {8})),
+                     b.weight("bias", {8})));
+    },
+    "layer_norm")
+
+REWRITE_TEST(
+    ModelFusion, LayerNormFromSquareOverTwoDims, kRules,
+    [](Builder& b) {
+      b.output(layer_norm_parts(b, b.input("x", {2, 4, 8}), true, {1, 2}));
+    },
+    "layer_norm")
+
+// Negative: a mean over a leading dim is not a layer norm over trailing dims.
+REWRITE_TEST(
+    ModelFusion, LeadingDimMeanIsNotLayerNorm, kRules,
+    [](Builder& b) {
+      b.output(layer_norm_parts(b, b.input("x", {2, 4, 8}), false, {0}));
+    },
+    "mean subtract constant pow mean constant add sqrt divide")
+
+// Negative: a scale over the whole tensor shape does not broadcast to the normalized dims.
+REWRITE_TEST(
+    ModelFusion, FullShapeScaleStaysOutside, kRules,
+    [](Builder& b) {
+      Value x = b.input("x", {2, 8});
+      b.output(b.add(b.multiply(layer_norm_parts(b, x, false), b.weight("g", {2, 8})),
+                     b.weight("bias", {8})));
+    },
+    "layer_norm multiply add")
+
+REWRITE_TEST(
+    ModelFusion, ConvBiasChannelsFirst, kRules,
+    [](Builder& b) {
+      Value c = b.conv2d(b.input("x", {1, 3, 6, 6}), b.weight("w", {4, 3, 3, 3}),
+                         Conv2dOptions{{2, 2}, {1, 1, 1, 1}, {1, 1}, 1, ""});
+      b.output(b.relu(b.add(c, b.weight("bias", {4, 1, 1}))));
+    },
+    "reshape conv2d")
+
+REWRITE_TEST(
+    ModelFusion, ActivationFoldsIntoConv, kRules,
+    [](Builder& b) {
+      b.output(b.sigmoid(b.conv2d(b.input("x", {1, 3, 6, 6}), b.weight("w", {4, 3, 3, 3}))));
+    },
+    "conv2d")
+
+// Negative: the convolution feeds the activation and another op.
+REWRITE_TEST(
+    ModelFusion, SharedConvKeepsActivation, kRules,
+    [](Builder& b) {
+      Value c = b.conv2d(b.input("x", {1, 3, 6, 6}), b.weight("w", {4, 3, 3, 3}));
+      b.output(b.add(b.relu(c), c));
+    },
+    "conv2d relu add")
+
+REWRITE_TEST(
+    ModelFusion, ConvBiasNchwFirstOperand, kRules,
+    [](Builder& b) {
+      Value c = b.conv2d(b.input("x", {2, 4, 5, 5}), b.weight("w", {4, 2, 3, 3}),
+                         Conv2dOptions{{1, 1}, {0, 0, 0, 0}, {1, 1}, 2, ""});
+      b.output(b.add(b.weight("bias", {1, 4, 1, 1}), c));
+    },
+    "reshape conv2d")
+
+// Negative: a bias varying along width is not a per-channel bias.
+REWRITE_TEST(
+    ModelFusion, WidthBiasStays, kRules,
+    [](Builder& b) {
+      Value c = b.conv2d(b.input("x", {1, 3, 6, 6}), b.weight("w", {4, 3, 3, 3}));
+      b.output(b.add(c, b.weight("bias", {4})));
+    },
+    "conv2d add")
+
+// Negative: the convolution has a second user.
+REWRITE_TEST(
+    ModelFusion, SharedConvStays, kRules,
+    [](Builder& b) {
+      Value c = b.conv2d(b.input("x", {1, 3, 6, 6}), b.weight("w", {4, 3, 3, 3}));
+      b.output(b.multiply(c, b.add(c, b.weight("bias", {4, 1, 1}))));
+    },
+    "conv2d add multiply")
+
+} // namespace
+} // namespace tilesat::rewrites

@@ -5,14 +5,34 @@
 #include "tilesat/program/storage.h"
 
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 namespace tilesat::runtime::detail {
 
+/// The elements of an int64 vector. The verifier checks a vector's length word only for
+/// 4-byte alignment, so a damaged file can hold a misaligned int64 vector: copy its bytes
+/// instead of loading its elements (FlatBuffers stores them little-endian, as x86 does).
+inline std::vector<int64_t> longs(const flatbuffers::Vector<int64_t>* v) {
+  std::vector<int64_t> out;
+  if (v != nullptr && v->size() > 0) {
+    out.resize(v->size());
+    std::memcpy(out.data(), v->Data(), out.size() * sizeof(int64_t));
+  }
+  return out;
+}
+
+/// The elements of a vector of 4-byte integers (aligned by the verifier), widened.
+template <class T>
+std::vector<int64_t> longs(const flatbuffers::Vector<T>* v) {
+  static_assert(sizeof(T) <= 4, "8-byte elements go through the memcpy overload");
+  std::vector<int64_t> out;
+  if (v != nullptr) out.assign(v->begin(), v->end());
+  return out;
+}
+
 inline std::vector<int64_t> shape_of(const fb::Tensor& t) {
-  std::vector<int64_t> s;
-  if (t.shape() != nullptr) s.assign(t.shape()->begin(), t.shape()->end());
-  return s;
+  return longs(t.shape());
 }
 
 inline int64_t numel(const std::vector<int64_t>& s) {
@@ -49,13 +69,6 @@ inline program::Placement placement_of(const fb::Tensor& t, const fb::Buffer& b)
 inline std::vector<const fb::FusedNode*> fused_nodes(const fb::FusedEltwise& f) {
   std::vector<const fb::FusedNode*> out;
   if (f.nodes() != nullptr) out.assign(f.nodes()->begin(), f.nodes()->end());
-  return out;
-}
-
-template <class V>
-std::vector<int64_t> longs(const V* v) {
-  std::vector<int64_t> out;
-  if (v != nullptr) out.assign(v->begin(), v->end());
   return out;
 }
 

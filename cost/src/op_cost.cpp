@@ -42,6 +42,10 @@ double sfpu_weight(OpKind kind) {
   case OpKind::Abs:
   case OpKind::Maximum:
   case OpKind::Minimum:
+  case OpKind::Equal:
+  case OpKind::Less:
+  case OpKind::Greater:
+  case OpKind::Where:
   case OpKind::Full:
     return 1;
   // Polynomial or Newton iterations of about eight instructions (a modelling assumption,
@@ -368,6 +372,10 @@ OpEstimate CostModel::op(OpKind kind, const Attrs& attrs, std::span<const Tensor
                    sfpu * sfpu_weight(OpKind::Reciprocal) + elt * passes, "(SFPU 1/x, FPU *)");
   case OpKind::Maximum:
   case OpKind::Minimum:
+  case OpKind::Equal:
+  case OpKind::Less:
+  case OpKind::Greater:
+  case OpKind::Where:
   case OpKind::Relu:
   case OpKind::Gelu:
   case OpKind::Exp:

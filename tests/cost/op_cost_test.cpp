@@ -117,5 +117,19 @@ TEST(OpCost, EveryOpKindHasAnEstimate) {
   EXPECT_THROW(m.op(OpKind::Argument, {}, {}, {t, l1()}), Error);
 }
 
+TEST(OpCost, ComparisonsAndWhereAreOneSfpuPass) {
+  CostModel m(load_device("wormhole_b0"));
+  TensorType t = f32({256, 256});
+  std::vector<TensorUse> two{{t, l1()}, {t, l1()}}, three{{t, l1()}, {t, l1()}, {t, l1()}};
+  OpEstimate eq = m.op(OpKind::Equal, {}, two, {t, l1()});
+  OpEstimate mx = m.op(OpKind::Maximum, {}, two, {t, l1()});
+  OpEstimate ex = m.op(OpKind::Exp, {}, std::span<const TensorUse>(two).first(1), {t, l1()});
+  EXPECT_DOUBLE_EQ(eq.cost.compute_us, mx.cost.compute_us);
+  EXPECT_LT(eq.cost.compute_us, ex.cost.compute_us);
+  OpEstimate w = m.op(OpKind::Where, {}, three, {t, l1()});
+  EXPECT_GT(w.us, 0);
+  EXPECT_FALSE(w.cost.dominant.empty());
+}
+
 } // namespace
 } // namespace tilesat::cost

@@ -54,17 +54,18 @@ public:
     }
   }
 
-  // The cheapest way to have class `c` in tile layout for a consumer: its index and cost.
-  std::pair<uint32_t, double> best_input(egraph::Id c) const {
+  // The cheapest candidate of class `c` once converted to DRAM tile where `ready` says it is
+  // not usable as it is: its index and cost.
+  template <class Ready>
+  std::pair<uint32_t, double> best_converted(egraph::Id c, Ready ready) const {
     const ClassState& s = state_.at(teg_.egraph.find(c));
     const TensorType& type = teg_.facts_of(c).type;
     uint32_t best = 0;
     double cost = kInf;
     for (uint32_t k = 0; k < s.cands.size(); ++k) {
       if (s.cost[k] == kInf) continue;
-      double conv = s.cands[k].layout == Layout::Tile
-                        ? 0
-                        : model_.to_layout(type, s.cands[k], dram_tile_placement()).us;
+      double conv =
+          ready(s.cands[k]) ? 0 : model_.to_layout(type, s.cands[k], dram_tile_placement()).us;
       if (s.cost[k] + conv < cost) {
         cost = s.cost[k] + conv;
         best = k;
@@ -73,23 +74,14 @@ public:
     return {best, cost};
   }
 
+  // The cheapest way to have class `c` in tile layout for a consumer: its index and cost.
+  std::pair<uint32_t, double> best_input(egraph::Id c) const {
+    return best_converted(c, [](const Placement& p) { return p.layout == Layout::Tile; });
+  }
+
   // The result's placement: cheapest counting the way back to DRAM.
   std::pair<uint32_t, double> best_result(egraph::Id c) const {
-    const ClassState& s = state_.at(teg_.egraph.find(c));
-    const TensorType& type = teg_.facts_of(c).type;
-    uint32_t best = 0;
-    double cost = kInf;
-    for (uint32_t k = 0; k < s.cands.size(); ++k) {
-      if (s.cost[k] == kInf) continue;
-      double conv = s.cands[k].buffer == BufferType::DRAM
-                        ? 0
-                        : model_.to_layout(type, s.cands[k], dram_tile_placement()).us;
-      if (s.cost[k] + conv < cost) {
-        cost = s.cost[k] + conv;
-        best = k;
-      }
-    }
-    return {best, cost};
+    return best_converted(c, [](const Placement& p) { return p.buffer == BufferType::DRAM; });
   }
 
   const ClassState& state(egraph::Id c) const { return state_.at(teg_.egraph.find(c)); }

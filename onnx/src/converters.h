@@ -56,6 +56,9 @@ HostTensor shape_tensor(std::span<const int64_t> dims);
 /// the dtype of the tensor they combine with; a one-element constant becomes a scalar when
 /// `scalar_ok`).
 Value operand_like(NodeContext& c, size_t i, DType like, bool scalar_ok);
+/// Output 0 as binary op `kind` of inputs 0 and 1; a static operand takes the other's dtype
+/// and becomes a scalar when that does not raise the result's rank.
+void set_binary_output(NodeContext& c, OpKind kind);
 /// Axes from the `axes` attribute (before opset `input_since`) or input 1 (from it on).
 std::optional<std::vector<int64_t>> axes_of(NodeContext& c, int64_t input_since,
                                             size_t input_index);

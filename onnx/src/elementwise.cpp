@@ -93,8 +93,10 @@ void convert_binary(NodeContext& c) {
     c.set_static_output(0, std::move(r));
     return;
   }
-  // A static operand takes the other's dtype; one element becomes a scalar when that does not
-  // raise the result's rank.
+  set_binary_output(c, op->kind);
+}
+
+void set_binary_output(NodeContext& c, OpKind kind) {
   bool a_static = c.input_static(0);
   size_t other = a_static ? 1 : 0, fixed = a_static ? 0 : 1;
   Value x = c.operand(other);
@@ -105,7 +107,7 @@ void convert_binary(NodeContext& c) {
                          static_cast<int64_t>(c.input(fixed).data->dims.size()) <= xt.shape.rank())
           : c.operand(fixed);
   Value lhs = a_static ? y : x, rhs = a_static ? x : y;
-  c.set_output(0, c.builder().op(op->kind, {lhs, rhs}));
+  c.set_output(0, c.builder().op(kind, {lhs, rhs}));
 }
 
 void convert_clip(NodeContext& c) {

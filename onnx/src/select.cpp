@@ -49,18 +49,7 @@ void convert_compare(NodeContext& c) {
     c.set_static_output(0, host_binary(*c.input(0).data, *c.input(1).data, op->fold, TP::BOOL));
     return;
   }
-  // A static operand takes the other's dtype, as for arithmetic.
-  bool a_static = c.input_static(0);
-  size_t other = a_static ? 1 : 0, fixed = a_static ? 0 : 1;
-  Value x = c.operand(other);
-  TensorType xt = c.builder().type(x);
-  Value y =
-      c.input_static(fixed)
-          ? operand_like(c, fixed, xt.dtype,
-                         static_cast<int64_t>(c.input(fixed).data->dims.size()) <= xt.shape.rank())
-          : c.operand(fixed);
-  Value lhs = a_static ? y : x, rhs = a_static ? x : y;
-  c.set_output(0, c.builder().op(op->kind, {lhs, rhs}));
+  set_binary_output(c, op->kind);
 }
 
 void convert_where(NodeContext& c) {

@@ -1,7 +1,6 @@
 // Tests of ops/conv.cpp: conv2d, max_pool2d and avg_pool2d: inferred types, error messages,
 // builder attributes and reference values computed by hand.
-#include "tilesat/graph/builder.h"
-#include "tilesat/graph/interpreter.h"
+#include "op_test_support.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -10,40 +9,14 @@ namespace tilesat {
 namespace {
 
 using ::testing::ElementsAre;
+using namespace op_testing;
 using ::testing::FloatNear;
 using ::testing::Pointwise;
 using IntList = std::vector<int64_t>;
 
-Tensor T(Shape s, std::vector<float> v) {
-  return Tensor(TensorType{DType::F32, std::move(s)}, std::move(v));
-}
-
 // x = 1..9 as a 1x1x3x3 image.
 Tensor image3x3() {
   return T({1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
-}
-
-std::string error_of(const std::function<void(Builder&)>& f) {
-  Graph g;
-  Builder b(g);
-  try {
-    f(b);
-  } catch (const Error& e) {
-    return e.diagnostic().message;
-  }
-  return "no error";
-}
-
-Tensor eval1(const std::vector<Tensor>& args,
-             const std::function<Value(Builder&, const std::vector<Value>&)>& body) {
-  Graph g;
-  Builder b(g);
-  std::vector<Value> vs;
-  for (size_t i = 0; i < args.size(); ++i) {
-    vs.push_back(b.input("a" + std::to_string(i), args[i].shape(), args[i].dtype()));
-  }
-  b.output(body(b, vs));
-  return evaluate(g, args).at(0);
 }
 
 TEST(Conv2d, InfersNchwOutput) {

@@ -1,7 +1,6 @@
 // Tests of ops/take.cpp, ops/normalization.cpp and the erf and pow elementwise ops: inferred
 // types, error messages and reference values computed by hand.
-#include "tilesat/graph/builder.h"
-#include "tilesat/graph/interpreter.h"
+#include "op_test_support.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -10,35 +9,9 @@ namespace tilesat {
 namespace {
 
 using ::testing::ElementsAre;
+using namespace op_testing;
 using ::testing::FloatNear;
 using ::testing::Pointwise;
-
-Tensor T(Shape s, std::vector<float> v, DType d = DType::F32) {
-  return Tensor(TensorType{d, std::move(s)}, std::move(v));
-}
-
-std::string error_of(const std::function<void(Builder&)>& f) {
-  Graph g;
-  Builder b(g);
-  try {
-    f(b);
-  } catch (const Error& e) {
-    return e.diagnostic().message;
-  }
-  return "no error";
-}
-
-Tensor eval1(const std::vector<Tensor>& args,
-             const std::function<Value(Builder&, const std::vector<Value>&)>& body) {
-  Graph g;
-  Builder b(g);
-  std::vector<Value> vs;
-  for (size_t i = 0; i < args.size(); ++i) {
-    vs.push_back(b.input("a" + std::to_string(i), args[i].shape(), args[i].dtype()));
-  }
-  b.output(body(b, vs));
-  return evaluate(g, args).at(0);
-}
 
 TEST(Take, InfersAndPicksRows) {
   Tensor table = T({3, 2}, {1, 2, 3, 4, 5, 6});

@@ -1,7 +1,6 @@
 // Tests of ops/select.cpp (where) and the comparison ops eq, lt and gt: inferred types, error
 // messages and reference values written out by hand.
-#include "tilesat/graph/builder.h"
-#include "tilesat/graph/interpreter.h"
+#include "op_test_support.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -10,33 +9,7 @@ namespace tilesat {
 namespace {
 
 using ::testing::ElementsAre;
-
-Tensor T(Shape s, std::vector<float> v, DType d = DType::F32) {
-  return Tensor(TensorType{d, std::move(s)}, std::move(v));
-}
-
-std::string error_of(const std::function<void(Builder&)>& f) {
-  Graph g;
-  Builder b(g);
-  try {
-    f(b);
-  } catch (const Error& e) {
-    return e.diagnostic().message;
-  }
-  return "no error";
-}
-
-Tensor eval1(const std::vector<Tensor>& args,
-             const std::function<Value(Builder&, const std::vector<Value>&)>& body) {
-  Graph g;
-  Builder b(g);
-  std::vector<Value> vs;
-  for (size_t i = 0; i < args.size(); ++i) {
-    vs.push_back(b.input("a" + std::to_string(i), args[i].shape(), args[i].dtype()));
-  }
-  b.output(body(b, vs));
-  return evaluate(g, args).at(0);
-}
+using namespace op_testing;
 
 TEST(Compare, ValuesWithBroadcasting) {
   Tensor a = T({2, 3}, {1, 2, 3, 4, 5, 6});

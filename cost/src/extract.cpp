@@ -27,6 +27,8 @@ struct Choice {
 
 struct ClassState {
   std::vector<Placement> cands;
+  /// The layout rules offering cands[k] (empty: any op may produce it).
+  std::vector<LayoutVariant> variants;
   std::vector<double> cost;
   std::vector<Choice> choice;
 };
@@ -40,8 +42,9 @@ public:
     for (egraph::Id c : eg.classes()) {
       ClassState& s = state_[c];
       const TensorType& type = teg_.facts_of(c).type;
-      s.cands = candidate_placements(type, model_.device(), OpKind::Add);
-      s.cands.insert(s.cands.begin(), host_placement());
+      s.variants = layout_variants(type, model_.device(), model_.layouts());
+      s.variants.insert(s.variants.begin(), LayoutVariant{host_placement(), {}});
+      for (const LayoutVariant& v : s.variants) s.cands.push_back(v.placement);
       s.cost.assign(s.cands.size(), kInf);
       s.choice.assign(s.cands.size(), Choice{});
     }
@@ -126,11 +129,10 @@ private:
     }
     const TensorType& out_type = teg_.facts_of(c).type;
     const Attrs& attrs = teg_.facts->attrs_of(eg, node);
-    bool matmul = *kind == OpKind::Matmul || *kind == OpKind::Linear;
     bool changed = false;
     for (uint32_t k = 1; k < s.cands.size(); ++k) {
       const Placement& p = s.cands[k];
-      if (matmul && p.memory == MemoryLayout::HeightSharded) continue;
+      if (!s.variants[k].allows(*kind)) continue;
       OpEstimate e;
       try {
         e = model_.op(*kind, attrs, uses, TensorUse{out_type, p});

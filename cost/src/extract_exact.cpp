@@ -29,7 +29,7 @@ int64_t node_cost_ns(const rewrites::TensorEGraph& teg, const CostModel& model, 
   const TensorType& type = teg.facts_of(cls).type;
   const Attrs& attrs = teg.facts->attrs_of(teg.egraph, node);
   double best = std::numeric_limits<double>::infinity();
-  for (const Placement& p : candidate_placements(type, model.device(), *kind)) {
+  for (const Placement& p : candidate_placements(type, model.device(), *kind, model.layouts())) {
     try {
       OpEstimate e = model.op(*kind, attrs, uses, TensorUse{type, p});
       if (e.l1_bytes_per_core > model.device().usable_l1_bytes()) continue;

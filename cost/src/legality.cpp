@@ -71,8 +71,14 @@ LegalityResult check_legality(const Plan& plan, const CostModel& model) {
           "shard_fits@" + at,
           fmt::format("shard grid {}x{} exceeds the usable grid {}x{}", p.grid.rows, p.grid.cols,
                       d.grid_usable.rows, d.grid_usable.cols));
-    int64_t grid_rows = p.memory == MemoryLayout::HeightSharded ? p.grid.cores() : p.grid.rows;
-    int64_t grid_cols = p.memory == MemoryLayout::HeightSharded ? 1 : p.grid.cols;
+    // Height sharding deals row shards to every core of the grid, width sharding column
+    // shards; block sharding one block per core.
+    int64_t grid_rows = p.memory == MemoryLayout::HeightSharded  ? p.grid.cores()
+                        : p.memory == MemoryLayout::WidthSharded ? 1
+                                                                 : p.grid.rows;
+    int64_t grid_cols = p.memory == MemoryLayout::HeightSharded  ? 1
+                        : p.memory == MemoryLayout::WidthSharded ? p.grid.cores()
+                                                                 : p.grid.cols;
     track(num(p.shard_shape[0]) * num(grid_rows) == num(t[0] * 32) &&
               num(p.shard_shape[1]) * num(grid_cols) == num(t[1] * 32),
           "shard_divides@" + at,

@@ -70,7 +70,9 @@ double sfpu_weight(OpKind kind) {
 }
 
 CostModel::CostModel(Device device, CostOptions options)
-    : device_(std::move(device)), options_(options) {}
+    : device_(std::move(device)), options_(std::move(options)) {
+  if (!options_.layouts) options_.layouts = LayoutChoice::shipped();
+}
 
 int64_t CostModel::tile_bytes(DType dtype) {
   return ::tilesat::tile_bytes(dtype);

@@ -151,7 +151,7 @@ private:
     if (is_result || forced_dram_.count(n))
       cands = {dram_tile_placement()};
     else
-      cands = candidate_placements(node.type, dev_, node.kind);
+      cands = candidate_placements(node.type, dev_, node.kind, model_.layouts());
     int64_t others = live_others(t, ins);
     std::optional<OpEstimate> best;
     Placement best_p;

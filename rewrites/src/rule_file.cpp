@@ -408,6 +408,10 @@ public:
         read_op_set(line, body);
         continue;
       }
+      if (body.starts_with("layout ") || body.starts_with("layout\t")) {
+        out.layouts.push_back(read_layout(line, body));
+        continue;
+      }
       read_rule(line, body, out);
     }
     return out;
@@ -433,6 +437,111 @@ private:
       members.emplace_back(m);
     }
     op_sets_[std::string(name)] = std::move(members);
+  }
+
+  // `layout NAME: OPS => tile BUFFER MEMORY [if CONDITION, ...]`.
+  LayoutRule read_layout(const LineReader& line, std::string_view body) {
+    std::string_view rest = trim(body.substr(6));
+    size_t colon = rest.find(':');
+    std::string_view name = trim(rest.substr(0, colon == std::string_view::npos ? 0 : colon));
+    bool name_ok = colon != std::string_view::npos && !name.empty();
+    for (char c : name) name_ok = name_ok && is_name_char(c);
+    if (!name_ok)
+      line.fail(line.offset_of(rest), "expected 'layout NAME: ops => tile BUFFER MEMORY'");
+    LayoutRule rule;
+    rule.name = std::string(name);
+    rule.origin = fmt::format("{}:{}", line.file(), line.line());
+    std::string_view after_colon = rest.substr(colon + 1);
+    size_t arrow = find_top_level(after_colon, "=>");
+    if (arrow == std::string_view::npos) line.fail(line.offset_of(after_colon), "expected '=>'");
+    for (std::string_view item : split_top_level(after_colon.substr(0, arrow))) {
+      item = trim(item);
+      bool negated = !item.empty() && item.front() == '!';
+      std::string_view op = trim(negated ? item.substr(1) : item);
+      if (op == "*" && !negated) {
+        rule.all = true;
+        continue;
+      }
+      std::vector<OpKind>& into = negated ? rule.excluded : rule.ops;
+      if (auto set = op_sets_.find(std::string(op)); set != op_sets_.end()) {
+        for (const std::string& m : set->second) into.push_back(*op_by_name(m));
+        continue;
+      }
+      std::optional<OpKind> k = op_by_name(op);
+      if (!k || *k == OpKind::Argument || *k == OpKind::Constant) {
+        line.fail(line.offset_of(op),
+                  fmt::format("expected '*', an op or an op set, got '{}'", op.empty() ? "" : op));
+      }
+      into.push_back(*k);
+    }
+    if (!rule.all && rule.ops.empty())
+      line.fail(line.offset_of(after_colon), "expected the ops the layout applies to");
+    std::string_view right = after_colon.substr(arrow + 2);
+    size_t if_pos = find_if_keyword(right);
+    std::string_view placement = trim(right.substr(0, if_pos));
+    std::vector<std::string_view> words;
+    for (size_t i = 0; i < placement.size();) {
+      size_t j = placement.find_first_of(" \t", i);
+      if (j == std::string_view::npos) j = placement.size();
+      if (j > i) words.push_back(placement.substr(i, j - i));
+      i = j + 1;
+    }
+    if (words.size() != 3)
+      line.fail(line.offset_of(right), "expected 'tile BUFFER MEMORY' after '=>'");
+    if (words[0] != "tile") {
+      line.fail(line.offset_of(words[0]),
+                fmt::format("expected the layout 'tile', got '{}' (row-major is the host's "
+                            "layout, not a device variant)",
+                            words[0]));
+    }
+    if (words[1] == "dram")
+      rule.buffer = LayoutBuffer::Dram;
+    else if (words[1] == "l1")
+      rule.buffer = LayoutBuffer::L1;
+    else
+      line.fail(line.offset_of(words[1]),
+                fmt::format("expected the buffer 'dram' or 'l1', got '{}'", words[1]));
+    static const std::pair<std::string_view, LayoutMemory> kMemory[] = {
+        {"interleaved", LayoutMemory::Interleaved},
+        {"height_sharded", LayoutMemory::HeightSharded},
+        {"width_sharded", LayoutMemory::WidthSharded},
+        {"block_sharded", LayoutMemory::BlockSharded}};
+    bool known = false;
+    for (const auto& [word, m] : kMemory) {
+      if (word != words[2]) continue;
+      rule.memory = m;
+      known = true;
+    }
+    if (!known) {
+      line.fail(line.offset_of(words[2]),
+                fmt::format("expected 'interleaved', 'height_sharded', 'width_sharded' or "
+                            "'block_sharded', got '{}'",
+                            words[2]));
+    }
+    if (rule.buffer == LayoutBuffer::Dram && rule.memory != LayoutMemory::Interleaved)
+      line.fail(line.offset_of(words[2]), "a DRAM variant is interleaved (sharding is in L1)");
+    if (if_pos == std::string_view::npos) return rule;
+    for (std::string_view g : split_top_level(right.substr(if_pos + 2))) {
+      Call c = parse_call(line, g);
+      LayoutCondition cond;
+      if (c.name == "tile-aligned" && c.args.empty()) {
+        cond.kind = LayoutCondition::Kind::TileAligned;
+      } else if (c.name == "min-cores" && c.args.size() == 1) {
+        cond.kind = LayoutCondition::Kind::MinCores;
+        egraph::AttrValue v = parse_literal(line, c.args[0]);
+        if (!v.is_int() || v.as_int() < 1)
+          line.fail(line.offset_of(c.args[0]),
+                    fmt::format("min-cores expects a core count >= 1, got '{}'", c.args[0]));
+        cond.value = v.as_int();
+      } else {
+        line.fail(line.offset_of(c.name),
+                  fmt::format("unknown layout condition '{}' with {} argument{} (conditions: "
+                              "tile-aligned, min-cores(N))",
+                              c.name, c.args.size(), c.args.size() == 1 ? "" : "s"));
+      }
+      rule.conditions.push_back(cond);
+    }
+    return rule;
   }
 
   void read_rule(const LineReader& line, std::string_view body, RuleFile& out) {

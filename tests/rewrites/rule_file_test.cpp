@@ -129,5 +129,64 @@ TEST(RuleSets, UnknownSetListsTheKnownOnes) {
   }
 }
 
+TEST(RuleFile, LayoutLinesDeclareVariants) {
+  RuleFile f = parse_rule_file("ops mm = matmul, linear\n"
+                               "layout l1: * => tile l1 interleaved\n"
+                               "layout rows: *, !mm => tile l1 height_sharded if tile-aligned\n"
+                               "layout blocks: mm, add => tile l1 block_sharded if min-cores(4)\n",
+                               "l.rules");
+  EXPECT_TRUE(f.rewrites.empty());
+  ASSERT_EQ(f.layouts.size(), 3u);
+  EXPECT_EQ(f.layouts[0].name, "l1");
+  EXPECT_EQ(f.layouts[0].origin, "l.rules:2");
+  EXPECT_TRUE(f.layouts[0].applies_to(OpKind::Softmax));
+  EXPECT_EQ(f.layouts[1].memory, LayoutMemory::HeightSharded);
+  EXPECT_TRUE(f.layouts[1].applies_to(OpKind::Add));
+  EXPECT_FALSE(f.layouts[1].applies_to(OpKind::Linear));
+  ASSERT_EQ(f.layouts[1].conditions.size(), 1u);
+  EXPECT_EQ(f.layouts[1].conditions[0].kind, LayoutCondition::Kind::TileAligned);
+  EXPECT_TRUE(f.layouts[2].applies_to(OpKind::Matmul));
+  EXPECT_TRUE(f.layouts[2].applies_to(OpKind::Add));
+  EXPECT_FALSE(f.layouts[2].applies_to(OpKind::Relu));
+  EXPECT_EQ(f.layouts[2].conditions[0].value, 4);
+}
+
+TEST(RuleFile, LayoutErrorsNameThePlace) {
+  EXPECT_EQ(load_error("layout x: frob => tile l1 interleaved"),
+            "bad.rules:1:11: error: expected '*', an op or an op set, got 'frob'");
+  EXPECT_EQ(load_error("layout x: * => tile l2 interleaved"),
+            "bad.rules:1:21: error: expected the buffer 'dram' or 'l1', got 'l2'");
+  EXPECT_EQ(load_error("layout x: * => row_major l1 interleaved"),
+            "bad.rules:1:16: error: expected the layout 'tile', got 'row_major' (row-major is "
+            "the host's layout, not a device variant)");
+  EXPECT_EQ(load_error("layout x: * => tile dram block_sharded"),
+            "bad.rules:1:26: error: a DRAM variant is interleaved (sharding is in L1)");
+  EXPECT_EQ(load_error("layout x: * => tile l1 diagonal"),
+            "bad.rules:1:24: error: expected 'interleaved', 'height_sharded', 'width_sharded' "
+            "or 'block_sharded', got 'diagonal'");
+  EXPECT_EQ(load_error("layout x: * => tile l1"),
+            "bad.rules:1:15: error: expected 'tile BUFFER MEMORY' after '=>'");
+  EXPECT_EQ(load_error("layout x: * => tile l1 interleaved if fast"),
+            "bad.rules:1:39: error: unknown layout condition 'fast' with 0 arguments "
+            "(conditions: tile-aligned, min-cores(N))");
+  EXPECT_EQ(load_error("layout x: * => tile l1 block_sharded if min-cores(0)"),
+            "bad.rules:1:51: error: min-cores expects a core count >= 1, got '0'");
+  EXPECT_EQ(load_error("layout : * => tile l1 interleaved"),
+            "bad.rules:1:8: error: expected 'layout NAME: ops => tile BUFFER MEMORY'");
+  EXPECT_EQ(load_error("layout x: !add => tile l1 interleaved"),
+            "bad.rules:1:10: error: expected the ops the layout applies to");
+}
+
+TEST(RuleFile, ShippedLayoutChoiceKeepsMatmulOutputsBlockSharded) {
+  RuleFile f = load_rule_file(rule_set_path("layout-choice"));
+  EXPECT_TRUE(f.rewrites.empty());
+  ASSERT_FALSE(f.layouts.empty());
+  for (const LayoutRule& r : f.layouts) {
+    if (r.memory == LayoutMemory::HeightSharded || r.memory == LayoutMemory::WidthSharded) {
+      EXPECT_FALSE(r.applies_to(OpKind::Matmul)) << r.name;
+    }
+  }
+}
+
 } // namespace
 } // namespace tilesat::rewrites

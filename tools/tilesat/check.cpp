@@ -37,6 +37,7 @@ int run_check(const Options& o) {
   std::vector<egraph::Rewrite> rules = selected_rules(o);
   cost::CostOptions copts;
   copts.fidelity = cost::parse_fidelity(o.math_fidelity);
+  copts.layouts = selected_layouts(o);
   cost::Device device = cost::load_device(o.device.empty() ? "wormhole_b0" : o.device);
   cost::CostModel model(device, copts);
   cost::DevicePlanResult planned =

@@ -6,6 +6,7 @@
 // and its file.
 #pragma once
 
+#include "tilesat/cost/placement.h"
 #include "tilesat/egraph/rewrite.h"
 #include "tilesat/egraph/runner.h"
 #include "tilesat/graph/module.h"
@@ -14,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -77,6 +79,8 @@ int run_check(const Options& o);
 
 /// The rules `--rule-set` and `--rules` select (every shipped set when neither is given).
 std::vector<egraph::Rewrite> selected_rules(const Options& o);
+/// The `layout` lines of the same rule files: the placements the cost model may choose.
+std::shared_ptr<const cost::LayoutChoice> selected_layouts(const Options& o);
 /// The saturation limits of `--iter-limit`, `--node-limit` and `--time-limit`.
 egraph::RunnerConfig runner_config(const Options& o);
 

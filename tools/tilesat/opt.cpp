@@ -2,6 +2,7 @@
 // program with the fewest ops and prints the file as canonical TTIR.
 #include "cli.h"
 #include "opt_plan.h"
+#include "tilesat/cost/placement.h"
 #include "tilesat/graph/parser.h"
 #include "tilesat/graph/printer.h"
 #include "tilesat/rewrites/optimize.h"
@@ -12,15 +13,32 @@
 
 namespace tilesat::cli {
 
-std::vector<egraph::Rewrite> selected_rules(const Options& o) {
+namespace {
+
+// The selected rule sets (all of them when none is named and no file is given), then the
+// user's rule files.
+std::vector<rewrites::RuleFile> selected_files(const Options& o) {
   std::vector<std::string> sets =
       o.rule_sets.empty() && o.rule_files.empty() ? rewrites::rule_set_names() : o.rule_sets;
-  std::vector<egraph::Rewrite> rules = rewrites::load_rule_sets(sets);
-  for (const std::string& path : o.rule_files) {
-    for (egraph::Rewrite& r : rewrites::load_rule_file(path).rewrites)
-      rules.push_back(std::move(r));
-  }
+  std::vector<rewrites::RuleFile> files = rewrites::load_rule_set_files(sets);
+  for (const std::string& path : o.rule_files) files.push_back(rewrites::load_rule_file(path));
+  return files;
+}
+
+} // namespace
+
+std::vector<egraph::Rewrite> selected_rules(const Options& o) {
+  std::vector<egraph::Rewrite> rules;
+  for (rewrites::RuleFile& f : selected_files(o))
+    for (egraph::Rewrite& r : f.rewrites) rules.push_back(std::move(r));
   return rules;
+}
+
+std::shared_ptr<const cost::LayoutChoice> selected_layouts(const Options& o) {
+  auto choice = std::make_shared<cost::LayoutChoice>();
+  for (rewrites::RuleFile& f : selected_files(o))
+    for (rewrites::LayoutRule& r : f.layouts) choice->rules.push_back(std::move(r));
+  return choice;
 }
 
 egraph::RunnerConfig runner_config(const Options& o) {

@@ -16,6 +16,7 @@ int run_opt_plan(const Options& o, std::span<const egraph::Rewrite> rules,
                  const egraph::RunnerConfig& runner, SourceFile& file) {
   cost::CostOptions copts;
   copts.fidelity = cost::parse_fidelity(o.math_fidelity);
+  copts.layouts = selected_layouts(o);
   cost::Device device = cost::load_device(o.device.empty() ? "wormhole_b0" : o.device);
   cost::CostModel model(device, copts);
   cost::ExtractOptions eopts;

@@ -14,11 +14,13 @@
 #pragma once
 
 #include "tilesat/cost/device.h"
+#include "tilesat/cost/placement.h"
 #include "tilesat/cost/plan.h"
 #include "tilesat/graph/attribute.h"
 #include "tilesat/graph/op.h"
 #include "tilesat/graph/tensor.h"
 
+#include <memory>
 #include <optional>
 #include <span>
 
@@ -63,6 +65,9 @@ struct CostOptions {
   MathFidelity fidelity = MathFidelity::HiFi4;
   /// Ops replayed from a captured trace (no host dispatch per op); off adds the host floor.
   bool trace = true;
+  /// The physical variants values may take (placement.h); null: the shipped `layout-choice`
+  /// rule set.
+  std::shared_ptr<const LayoutChoice> layouts = nullptr;
 };
 
 class CostModel {
@@ -71,6 +76,7 @@ public:
 
   const Device& device() const { return device_; }
   const CostOptions& options() const { return options_; }
+  const LayoutChoice& layouts() const { return *options_.layouts; }
 
   /// The cost of `kind` reading `inputs` and writing `output`; throws tilesat::Error for an op
   /// kind with no device kernel (arguments, constants: they are not device ops).

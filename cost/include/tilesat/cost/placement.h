@@ -1,12 +1,15 @@
 // Placements a value may take on a device, and their names.
 //
-// The candidates of a value are the physical variants the planner chooses among: tile layout
-// in DRAM or L1 interleaved, L1 height sharded over the cores its tile rows divide evenly,
-// and L1 block sharded over a grid whose rows and columns divide its tile rows and columns
-// (only shapes whose shards are whole tiles; seed 001: a matmul's sharded output is block
-// sharded). Arguments arrive from the host row-major in DRAM.
+// The candidates of a value are the physical variants the planner chooses among. Tile DRAM
+// interleaved is always one; the others come from layout rules (rewrites/layout_rule.h), the
+// `layout` lines of the `layout-choice` rule set or of a user's rule file: tile L1
+// interleaved; L1 height sharded over the most cores (whole grid rows, or part of one row)
+// whose count divides the value's tile rows; width sharded likewise over its tile columns;
+// block sharded over the largest grid whose rows and columns divide its tile rows and
+// columns. Shards are whole tiles. Arguments arrive from the host row-major in DRAM.
 //
-//   for (const Placement& p : candidate_placements(type, device, OpKind::Matmul))
+//   const LayoutChoice& layouts = LayoutChoice::shipped();      // rules/layout-choice.rules
+//   for (const Placement& p : candidate_placements(type, device, OpKind::Matmul, layouts))
 //     fmt::print("{}\n", placement_str(p));   // "tile DRAM interleaved", ...
 #pragma once
 
@@ -14,11 +17,36 @@
 #include "tilesat/cost/plan.h"
 #include "tilesat/graph/op.h"
 #include "tilesat/graph/tensor.h"
+#include "tilesat/rewrites/layout_rule.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
 namespace tilesat::cost {
+
+/// The layout rules a cost model plans with. No rules: every value in DRAM interleaved.
+struct LayoutChoice {
+  std::vector<rewrites::LayoutRule> rules;
+
+  /// The shipped `layout-choice` rule set, loaded once.
+  static std::shared_ptr<const LayoutChoice> shipped();
+};
+
+/// A placement and the layout rules that offer it (none: tile DRAM interleaved, which every
+/// op may produce).
+struct LayoutVariant {
+  Placement placement;
+  std::vector<const rewrites::LayoutRule*> rules;
+
+  /// Whether an op of kind `producer` may compute the value into this placement.
+  bool allows(OpKind producer) const;
+};
+
+/// Every placement any layout rule offers a value of `type`, DRAM interleaved first, each
+/// once. The rules' conditions are checked; their op lists are left to LayoutVariant::allows.
+std::vector<LayoutVariant> layout_variants(const TensorType& type, const Device& device,
+                                           const LayoutChoice& layouts);
 
 /// Where the host hands arguments over: row-major, DRAM, interleaved.
 Placement host_placement();
@@ -26,7 +54,7 @@ Placement host_placement();
 Placement dram_tile_placement();
 /// The placements the planner may give a value of `type` that op `producer` computes.
 std::vector<Placement> candidate_placements(const TensorType& type, const Device& device,
-                                            OpKind producer);
+                                            OpKind producer, const LayoutChoice& layouts);
 /// "tile L1 block_sharded 2x4 shard 32x64", "row_major DRAM interleaved".
 std::string placement_str(const Placement& p);
 std::string_view layout_name(Layout l);

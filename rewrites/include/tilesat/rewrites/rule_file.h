@@ -2,8 +2,9 @@
 //
 // One rule per line, `name: lhs => rhs if guard(args), ...`; `<=>` gives both directions;
 // `#` starts a comment; `ops NAME = add, multiply` declares an op set, and a rule naming
-// NAME as an op stands for one rule per member. Left and right sides are egraph patterns
-// over the op registry's names; a right side may instead be a computed one, `@name(args)`.
+// NAME as an op stands for one rule per member; `layout NAME: OPS => tile l1 block_sharded`
+// declares a physical variant for the cost model (layout_rule.h). Left and right sides are egraph
+// patterns over the op registry's names; a right side may instead be a computed one, `@name(args)`.
 // Loading checks every op, arity, attribute, variable, guard and applier, and reports the
 // first problem as `file:line:col: error: ...` (a tilesat::Error).
 //
@@ -14,6 +15,7 @@
 #pragma once
 
 #include "tilesat/egraph/rewrite.h"
+#include "tilesat/rewrites/layout_rule.h"
 
 #include <string>
 #include <string_view>
@@ -35,6 +37,9 @@ struct RuleFile {
   std::vector<egraph::Rewrite> rewrites;
   /// origins[i] is where rewrites[i] came from.
   std::vector<RuleOrigin> origins;
+  /// The `layout` lines in file order (layout_rule.h): variants for the cost model, not
+  /// rewrites.
+  std::vector<LayoutRule> layouts;
 };
 
 /// Parses rule text; `filename` is what errors call it.

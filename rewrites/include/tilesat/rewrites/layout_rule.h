@@ -1,0 +1,57 @@
+// Layout rules: the physical variants (placements) an op's result may take, as rule-file data.
+//
+// A rule file line `layout NAME: OPS => LAYOUT BUFFER MEMORY [if CONDITION, ...]` says that
+// the result of any op in OPS may be placed so (docs/rules.md). OPS is `*` (every op), op
+// names and op-set names, each optionally negated with `!` to exclude it. The words are
+// `tile`; `dram` or `l1`; `interleaved`, `height_sharded`, `width_sharded` or
+// `block_sharded`. Conditions: `tile-aligned` (the last two dims are whole tiles) and
+// `min-cores(N)` (a sharded variant spans at least N cores). The cost model (cost/) reads
+// these rules to enumerate each value's candidate placements; tile DRAM interleaved is always
+// a candidate, so a file without layout rules plans every value there.
+//
+//   RuleFile f = parse_rule_file("ops mm = matmul, linear\n"
+//                                "layout height: *, !mm => tile l1 height_sharded\n", "x.rules");
+//   f.layouts[0].applies_to(OpKind::Add);      // true
+//   f.layouts[0].applies_to(OpKind::Matmul);   // false
+#pragma once
+
+#include "tilesat/graph/op.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tilesat::rewrites {
+
+/// Where a value lives and how it is spread over cores (mirrors cost::BufferType and
+/// cost::MemoryLayout, which this module cannot see).
+enum class LayoutBuffer : uint8_t { Dram, L1 };
+enum class LayoutMemory : uint8_t { Interleaved, HeightSharded, WidthSharded, BlockSharded };
+
+/// A condition a layout rule puts on the value it places.
+struct LayoutCondition {
+  enum class Kind : uint8_t {
+    TileAligned, ///< the value's last two dims are multiples of the tile (32)
+    MinCores,    ///< a sharded variant spans at least `value` cores
+  };
+  Kind kind = Kind::TileAligned;
+  int64_t value = 0;
+};
+
+/// One `layout` line of a rule file.
+struct LayoutRule {
+  std::string name;
+  /// Every op unless `all` is false, then only `ops`; `excluded` removes ops either way.
+  bool all = false;
+  std::vector<OpKind> ops;
+  std::vector<OpKind> excluded;
+  LayoutBuffer buffer = LayoutBuffer::Dram;
+  LayoutMemory memory = LayoutMemory::Interleaved;
+  std::vector<LayoutCondition> conditions;
+  /// "file:line" the rule came from, for reports.
+  std::string origin;
+
+  bool applies_to(OpKind producer) const;
+};
+
+} // namespace tilesat::rewrites

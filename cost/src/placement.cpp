@@ -15,6 +15,10 @@ Placement dram_tile_placement() {
   return Placement{Layout::Tile, BufferType::DRAM, MemoryLayout::Interleaved, {}, {0, 0}};
 }
 
+Placement argument_placement(bool on_device) {
+  return on_device ? dram_tile_placement() : host_placement();
+}
+
 std::vector<Placement> candidate_placements(const TensorType& type, const Device& device,
                                             OpKind producer) {
   std::vector<Placement> out;

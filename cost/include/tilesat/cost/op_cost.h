@@ -63,6 +63,9 @@ struct CostOptions {
   MathFidelity fidelity = MathFidelity::HiFi4;
   /// Ops replayed from a captured trace (no host dispatch per op); off adds the host floor.
   bool trace = true;
+  /// Arguments are already device tensors (tile layout, DRAM interleaved: a TTNN program's
+  /// inputs) rather than host data handed over row-major.
+  bool arguments_on_device = false;
 };
 
 class CostModel {

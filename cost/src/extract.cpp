@@ -97,9 +97,14 @@ private:
     if (!kind) return false;
     ClassState& s = state_[c];
     if (*kind == OpKind::Argument || *kind == OpKind::Constant) {
-      if (s.cost[0] > 0) {
-        s.cost[0] = 0;
-        s.choice[0] = Choice{n, {}};
+      // Constants come from the host; arguments too unless they are device tensors.
+      Placement at = *kind == OpKind::Argument
+                         ? argument_placement(model_.options().arguments_on_device)
+                         : host_placement();
+      auto k = static_cast<size_t>(std::find(s.cands.begin(), s.cands.end(), at) - s.cands.begin());
+      if (k < s.cands.size() && s.cost[k] > 0) {
+        s.cost[k] = 0;
+        s.choice[k] = Choice{n, {}};
         return true;
       }
       return false;

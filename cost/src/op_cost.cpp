@@ -62,6 +62,8 @@ double sfpu_weight(OpKind kind) {
   case OpKind::Cos:
   case OpKind::Erf:
     return 8;
+  case OpKind::Silu:
+    return 9; // sigmoid's eight, then one multiply by x
   case OpKind::Pow:
     return 16; // exp(b * log(a))
   default:
@@ -388,6 +390,7 @@ OpEstimate CostModel::op(OpKind kind, const Attrs& attrs, std::span<const Tensor
   case OpKind::Cos:
   case OpKind::Tanh:
   case OpKind::Sigmoid:
+  case OpKind::Silu:
   case OpKind::Sqrt:
   case OpKind::Rsqrt:
   case OpKind::Reciprocal:

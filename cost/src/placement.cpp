@@ -19,6 +19,10 @@ Placement dram_tile_placement() {
   return Placement{Layout::Tile, BufferType::DRAM, MemoryLayout::Interleaved, {}, {0, 0}};
 }
 
+Placement argument_placement(bool on_device) {
+  return on_device ? dram_tile_placement() : host_placement();
+}
+
 namespace {
 
 // The most cores (whole grid rows, or part of one row) whose count divides `tiles`, as a grid;

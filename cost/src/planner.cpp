@@ -45,7 +45,8 @@ public:
       for (NodeId o : g_.node(n).operands) last_use_[o] = std::max(last_use_[o], position[n]);
     for (const GraphResult& r : g_.results()) last_use_[r.value] = kForever;
     value_of_.assign(g_.num_nodes(), kNone);
-    for (NodeId a : g_.arguments()) value_of_[a] = add_value(a, host_placement());
+    Placement arg = argument_placement(model_.options().arguments_on_device);
+    for (NodeId a : g_.arguments()) value_of_[a] = add_value(a, arg);
     for (size_t t = 0; t < order.size(); ++t) {
       NodeId n = order[t];
       const Node& node = g_.node(n);

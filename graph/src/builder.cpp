@@ -179,6 +179,9 @@ Value Builder::tanh(Value x) {
 Value Builder::sigmoid(Value x) {
   return unary(OpKind::Sigmoid, x);
 }
+Value Builder::silu(Value x) {
+  return unary(OpKind::Silu, x);
+}
 Value Builder::sqrt(Value x) {
   return unary(OpKind::Sqrt, x);
 }

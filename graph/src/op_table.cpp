@@ -155,6 +155,7 @@ std::vector<Entry> entries() {
       {OpKind::Cos, 1, 1, kUnary, {}, "cos(x)", infer_unary, eval_cos},
       {OpKind::Tanh, 1, 1, kUnary, {}, "tanh(x)", infer_unary, eval_tanh},
       {OpKind::Sigmoid, 1, 1, kUnary, {}, "1 / (1 + e^-x)", infer_unary, eval_sigmoid},
+      {OpKind::Silu, 1, 1, kUnary, {}, "x * sigmoid(x) (swish)", infer_unary, eval_silu},
       {OpKind::Sqrt, 1, 1, kUnary, {}, "square root", infer_unary, eval_sqrt},
       {OpKind::Rsqrt, 1, 1, kUnary, {}, "1 / sqrt(x)", infer_unary, eval_rsqrt},
       // Not an involution in floating point: 1 / (1 / x) can differ from x in the last bit.

@@ -49,6 +49,8 @@ std::optional<fb::UnaryKind> unary_kind(OpKind k) {
     return fb::UnaryKind::Reciprocal;
   case OpKind::Erf:
     return fb::UnaryKind::Erf;
+  case OpKind::Silu:
+    return fb::UnaryKind::Silu;
   default:
     return std::nullopt;
   }

@@ -72,6 +72,20 @@ TEST(Plan, SeedMlpOnTinyGoesToDram) {
   EXPECT_TRUE(check_legality(p, model).legal);
 }
 
+// A TTNN program's arguments are device tensors already: no conversions, the same two ops.
+TEST(Plan, ArgumentsOnDeviceNeedNoConversion) {
+  std::vector<egraph::Rewrite> rules = rewrites::load_rule_sets(rewrites::rule_set_names());
+  CostOptions options;
+  options.arguments_on_device = true;
+  CostModel model(load_device("wormhole_b0"), options);
+  Plan p = optimize_for_device(seed_mlp(), rules, egraph::RunnerConfig(), model, {}).plan;
+  ASSERT_EQ(p.ops.size(), 2u);
+  for (const PlannedOp& op : p.ops) EXPECT_EQ(op.kind, "linear");
+  for (uint32_t v = 0; v < 5; ++v) EXPECT_EQ(p.values[v].placement, dram_tile_placement());
+  EXPECT_TRUE(check_legality(p, model).legal);
+  EXPECT_LT(p.predicted_total_us, plan_mlp("wormhole_b0").plan.predicted_total_us);
+}
+
 TEST(Plan, OpThatFitsNowhereIsNamed) {
   Graph g("main");
   NodeId a = g.add_argument("a", {DType::F32, Shape{32, 1024}});

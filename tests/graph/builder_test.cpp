@@ -70,6 +70,7 @@ TEST(Builder, OneMethodPerOp) {
   EXPECT_EQ(kind(b.cos(x)), OpKind::Cos);
   EXPECT_EQ(kind(b.tanh(x)), OpKind::Tanh);
   EXPECT_EQ(kind(b.sigmoid(x)), OpKind::Sigmoid);
+  EXPECT_EQ(kind(b.silu(x)), OpKind::Silu);
   EXPECT_EQ(kind(b.sqrt(x)), OpKind::Sqrt);
   EXPECT_EQ(kind(b.rsqrt(x)), OpKind::Rsqrt);
   EXPECT_EQ(kind(b.reciprocal(x)), OpKind::Reciprocal);

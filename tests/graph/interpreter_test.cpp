@@ -207,6 +207,9 @@ TEST(Interpreter, ElementwiseUnary) {
   EXPECT_THAT(un(OpKind::Cos, {0, pi}), Pointwise(FloatNear(1e-6f), {1.0f, -1.0f}));
   EXPECT_THAT(un(OpKind::Tanh, {0, 1}), Pointwise(FloatNear(1e-6f), {0.0f, 0.7615941560f}));
   EXPECT_THAT(un(OpKind::Sigmoid, {0, 2}), Pointwise(FloatNear(1e-6f), {0.5f, 0.8807970780f}));
+  // silu(x) = x * sigmoid(x): silu(2) = 2 * 0.8807970780, silu(-1) = -1 * 0.2689414214.
+  EXPECT_THAT(un(OpKind::Silu, {0, 2, -1}),
+              Pointwise(FloatNear(1e-6f), {0.0f, 1.7615941560f, -0.2689414214f}));
   EXPECT_THAT(un(OpKind::Sqrt, {4, 9}), ElementsAre(2, 3));
   EXPECT_THAT(un(OpKind::Rsqrt, {4, 0.25}), ElementsAre(0.5, 2));
   EXPECT_THAT(un(OpKind::Reciprocal, {2, -4}), ElementsAre(0.5, -0.25));

@@ -263,8 +263,8 @@ TEST(Infer, ElementwiseBinary) {
 
 TEST(Infer, ElementwiseUnary) {
   for (OpKind k : {OpKind::Relu, OpKind::Gelu, OpKind::Exp, OpKind::Log, OpKind::Neg, OpKind::Abs,
-                   OpKind::Sin, OpKind::Cos, OpKind::Tanh, OpKind::Sigmoid, OpKind::Sqrt,
-                   OpKind::Rsqrt, OpKind::Reciprocal}) {
+                   OpKind::Sin, OpKind::Cos, OpKind::Tanh, OpKind::Sigmoid, OpKind::Silu,
+                   OpKind::Sqrt, OpKind::Rsqrt, OpKind::Reciprocal}) {
     EXPECT_EQ(infer(k, {bf16({32, 32})}), bf16({32, 32})) << op_name(k);
     EXPECT_EQ(infer(k, {f32({})}), f32({})) << op_name(k);
   }

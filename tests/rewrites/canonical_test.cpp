@@ -45,6 +45,30 @@ REWRITE_TEST(
     "full maximum")
 
 REWRITE_TEST(
+    Canonical, TimesSigmoidIsSilu, kRules,
+    [](Builder& b) {
+      Value x = b.input("x", {4, 8});
+      b.output(b.multiply(x, b.sigmoid(x)));
+    },
+    "silu")
+
+REWRITE_TEST(
+    Canonical, SigmoidTimesXIsSilu, kRules,
+    [](Builder& b) {
+      Value x = b.input("x", {4, 8});
+      b.output(b.multiply(b.sigmoid(x), x));
+    },
+    "silu")
+
+// y * sigmoid(x) is not a silu.
+REWRITE_TEST(
+    Canonical, TimesSigmoidOfAnotherStays, kRules,
+    [](Builder& b) {
+      b.output(b.multiply(b.input("y", {4, 8}), b.sigmoid(b.input("x", {4, 8}))));
+    },
+    "sigmoid multiply")
+
+REWRITE_TEST(
     Canonical, ReshapeChainCollapses, kRules,
     [](Builder& b) {
       b.output(b.reshape(b.reshape(b.input("x", {4, 8}), {8, 4}), {2, 16}));

@@ -61,6 +61,22 @@ REWRITE_TEST(
     },
     "linear")
 
+// tt-mlir's matmul_silu: silu folds like the other activations.
+REWRITE_TEST(
+    LinearFusion, SiluFoldsIntoMatmul, kRules,
+    [](Builder& b) {
+      b.output(b.silu(b.matmul(b.input("x", {4, 8}), b.weight("w", {8, 6}))));
+    },
+    "linear")
+
+REWRITE_TEST(
+    LinearFusion, SiluFoldsIntoLinear, kRules,
+    [](Builder& b) {
+      Value m = b.matmul(b.input("x", {4, 8}), b.weight("w", {8, 6}));
+      b.output(b.silu(b.add(m, b.weight("bias", {6}))));
+    },
+    "linear")
+
 // The product is also a result (tt-mlir's matmul_multiple_uses): no activation fusion.
 REWRITE_TEST(
     LinearFusion, ActivationOfSharedMatmulStays, kRules,

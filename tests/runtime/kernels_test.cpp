@@ -72,7 +72,7 @@ class Kernels : public ::testing::TestWithParam<Case> {};
 TEST_P(Kernels, Unary) {
   for (OpKind k : {OpKind::Relu, OpKind::Gelu, OpKind::Exp, OpKind::Log, OpKind::Neg, OpKind::Abs,
                    OpKind::Sin, OpKind::Cos, OpKind::Tanh, OpKind::Sigmoid, OpKind::Sqrt,
-                   OpKind::Rsqrt, OpKind::Reciprocal, OpKind::Erf}) {
+                   OpKind::Rsqrt, OpKind::Reciprocal, OpKind::Erf, OpKind::Silu}) {
     Graph g;
     Builder b(g);
     b.output(b.op(k, {b.input("x", {37, 70})}));
@@ -112,6 +112,9 @@ TEST_P(Kernels, MatmulAndLinear) {
       attrs.set("transpose_b", tb);
       attrs.set("activation", std::string("gelu"));
       b.output(b.op(OpKind::Linear, {a, w, b.input("bias", {33})}, attrs));
+      // A matmul with a folded activation and no bias (tt-mlir's matmul activation).
+      attrs.set("activation", std::string("silu"));
+      b.output(b.op(OpKind::Linear, {a, w}, attrs));
       SCOPED_TRACE(std::to_string(ta) + std::to_string(tb));
       check(g, GetParam());
     }

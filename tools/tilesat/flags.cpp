@@ -85,9 +85,10 @@ const Flag kFlags[] = {
      [](CLI::App& a, Options& o) {
        a.add_option("--emit", o.emit,
                     "output form: ttir (the optimized program), plan (the device plan with "
-                    "placements and predicted times), program (the lowered device program, "
-                    "as text; -o writes the program file)")
-           ->check(CLI::IsMember({"ttir", "plan", "program"}))
+                    "placements and predicted times), ttnn (the planned program as TTNN-dialect "
+                    "text, with layouts), program (the lowered device program, as text; -o "
+                    "writes the program file)")
+           ->check(CLI::IsMember({"ttir", "plan", "ttnn", "program"}))
            ->capture_default_str();
      }},
     {"opt", rule_set_flag},

@@ -55,7 +55,7 @@ int run_opt(const Options& o) {
   options.runner = runner_config(o);
   options.explain = o.explain;
   SourceFile file = load_input(o.input);
-  if (!o.device.empty() || o.emit == "plan" || o.emit == "program" || !o.report_file.empty())
+  if (!o.device.empty() || o.emit != "ttir" || !o.report_file.empty())
     return run_opt_plan(o, rules, options.runner, file);
   for (Module& m : file.modules) {
     for (Graph& g : m.functions) {

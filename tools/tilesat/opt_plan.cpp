@@ -1,9 +1,10 @@
-// opt_plan.cpp: `tilesat opt INPUT --device NAME --emit plan --report FILE.json`.
+// opt_plan.cpp: `tilesat opt INPUT --device NAME --emit plan|ttnn|program --report FILE.json`.
 #include "opt_plan.h"
 
 #include "tilesat/cost/device.h"
 #include "tilesat/cost/extract.h"
 #include "tilesat/cost/plan_io.h"
+#include "tilesat/cost/ttnn_emit.h"
 #include "tilesat/graph/printer.h"
 #include "tilesat/lowering/dump.h"
 #include "tilesat/lowering/lower.h"
@@ -18,7 +19,6 @@ int run_opt_plan(const Options& o, std::span<const egraph::Rewrite> rules,
   copts.fidelity = cost::parse_fidelity(o.math_fidelity);
   copts.layouts = selected_layouts(o);
   cost::Device device = cost::load_device(o.device.empty() ? "wormhole_b0" : o.device);
-  cost::CostModel model(device, copts);
   cost::ExtractOptions eopts;
   if (o.extract_time_limit) {
     if (!(*o.extract_time_limit >= 0))
@@ -28,6 +28,9 @@ int run_opt_plan(const Options& o, std::span<const egraph::Rewrite> rules,
   }
   std::vector<cost::DevicePlanResult> results;
   for (Module& m : file.modules) {
+    // A TTNN module's arguments are already device tensors.
+    copts.arguments_on_device = m.device_tensors;
+    cost::CostModel model(device, copts);
     for (Graph& g : m.functions) {
       results.push_back(cost::optimize_for_device(g, rules, runner, model, eopts));
       if (o.stats) fmt::print(stderr, "// @{}\n{}", g.name(), results.back().report.to_table());
@@ -38,24 +41,25 @@ int run_opt_plan(const Options& o, std::span<const egraph::Rewrite> rules,
                             "function (this one has {})",
                             o.program_file, results.size()));
   }
+  std::vector<cost::Plan> plans;
+  for (const cost::DevicePlanResult& r : results) plans.push_back(r.plan);
   std::string out;
-  size_t i = 0;
-  for (Module& m : file.modules) {
-    for (Graph& g : m.functions) {
-      const cost::Plan& plan = results[i++].plan;
-      if (o.emit == "plan") {
-        out += cost::plan_to_text(plan);
-      } else if (o.emit == "program") {
-        std::vector<uint8_t> bytes =
-            lowering::lower_plan(plan, lowering::DeviceSummary::of(device));
-        out += lowering::dump_program(*fb::GetProgram(bytes.data()));
-        if (!o.program_file.empty()) lowering::write_program(o.program_file, bytes);
-      } else {
-        g = plan.graph;
-      }
+  if (o.emit == "ttnn") {
+    out = cost::emit_ttnn(file, plans);
+  } else if (o.emit == "plan") {
+    for (const cost::Plan& plan : plans) out += cost::plan_to_text(plan);
+  } else if (o.emit == "program") {
+    for (const cost::Plan& plan : plans) {
+      std::vector<uint8_t> bytes = lowering::lower_plan(plan, lowering::DeviceSummary::of(device));
+      out += lowering::dump_program(*fb::GetProgram(bytes.data()));
+      if (!o.program_file.empty()) lowering::write_program(o.program_file, bytes);
     }
+  } else {
+    size_t i = 0;
+    for (Module& m : file.modules)
+      for (Graph& g : m.functions) g = plans[i++].graph;
+    out = print_text(file);
   }
-  if (o.emit != "plan" && o.emit != "program") out = print_text(file);
   write_text("-", out);
   if (!o.report_file.empty()) {
     std::vector<cost::PlanReportEntry> entries;

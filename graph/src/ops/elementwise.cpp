@@ -189,6 +189,12 @@ Tensor eval_tanh(const EvalArgs& in) {
 Tensor eval_sigmoid(const EvalArgs& in) {
   return unary(in, [](float x) { return static_cast<float>(1.0 / (1.0 + std::exp(-double{x}))); });
 }
+Tensor eval_silu(const EvalArgs& in) {
+  return unary(in, [](float x) {
+    double d = x;
+    return static_cast<float>(d / (1.0 + std::exp(-d)));
+  });
+}
 Tensor eval_sqrt(const EvalArgs& in) {
   return unary(in, [](float x) { return std::sqrt(x); });
 }

@@ -16,13 +16,26 @@ NodeId lookup_value(FunctionScope& s, const OperandRef& ref) {
   throw Error(ref.loc, fmt::format("use of undefined value {}", ref.name));
 }
 
-void define_result(FunctionScope& s, const OpRecord& rec, std::optional<NodeId> id) {
+namespace {
+
+void check_new_name(FunctionScope& s, const OpRecord& rec) {
   auto prev = s.defined_at.find(rec.result);
   if (prev != s.defined_at.end()) {
     throw Error(rec.loc, fmt::format("redefinition of {} (first defined at {})", rec.result,
                                      prev->second.str()));
   }
   s.defined_at.emplace(rec.result, rec.loc);
+}
+
+} // namespace
+
+void define_alias(FunctionScope& s, const OpRecord& rec, NodeId id) {
+  check_new_name(s, rec);
+  s.values.emplace(rec.result, id);
+}
+
+void define_result(FunctionScope& s, const OpRecord& rec, std::optional<NodeId> id) {
+  check_new_name(s, rec);
   if (id) {
     s.values.emplace(rec.result, *id);
     Node& n = s.graph.mutable_node(*id);

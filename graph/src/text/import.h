@@ -24,6 +24,8 @@ struct FunctionScope {
 NodeId lookup_value(FunctionScope& s, const OperandRef& ref);
 /// Checks that `rec.result` is new in the scope and records it (with `id` when not empty).
 void define_result(FunctionScope& s, const OpRecord& rec, std::optional<NodeId> id);
+/// Records `rec.result` as another name of `id` (an op that only moves a value).
+void define_alias(FunctionScope& s, const OpRecord& rec, NodeId id);
 /// Operand nodes of `rec`: scalar literals become rank-0 constants, a trailing `ttir.empty()`
 /// destination is dropped, and each operand's declared type is checked against its value.
 std::vector<NodeId> resolve_operands(FunctionScope& s, OpRecord& rec);
@@ -45,6 +47,9 @@ void set_matmul_transposes(const OpRecord& rec, const DotDims& d, Attrs& attrs);
 
 /// `ttir.*` ops (generic and custom form, legacy destination-passing included).
 void import_ttir_op(FunctionScope& s, OpRecord& rec);
+/// `ttnn.*` ops: TTIR ops by another prefix, plus matmul activations, linear and layout
+/// changes; placement attributes are dropped.
+void import_ttnn_op(FunctionScope& s, OpRecord& rec);
 /// `stablehlo.*` ops, converted to TTIR on the way in.
 void import_stablehlo_op(FunctionScope& s, OpRecord& rec);
 

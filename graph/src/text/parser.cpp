@@ -39,6 +39,7 @@ public:
         implicit_module_ = true;
         out_.modules.back().functions.push_back(parse_function());
         out_.modules.back().destination_passing |= saw_destinations_;
+        out_.modules.back().device_tensors |= saw_ttnn_;
       } else {
         c_.expected("'module', 'func.func' or an alias definition");
       }
@@ -49,6 +50,8 @@ public:
 private:
   /// Whether the function parsed last declared `ttir.empty()` destinations.
   bool saw_destinations_ = false;
+  /// Whether the function parsed last holds `ttnn.*` ops (its arguments are device tensors).
+  bool saw_ttnn_ = false;
 
   void skip_trailing_loc() {
     if (c_.is_word("loc") && c_.peek().kind == Tok::LParen) {
@@ -78,6 +81,7 @@ private:
       if (c_.is_word("func.func")) {
         m.functions.push_back(parse_function());
         m.destination_passing |= saw_destinations_;
+        m.device_tensors |= saw_ttnn_;
       } else if (c_.is_word("module")) {
         c_.fail("nested modules are not supported");
       } else {
@@ -104,6 +108,7 @@ private:
     if (c_.is_word("private") || c_.is_word("public") || c_.is_word("nested")) c_.take();
     Token sym = c_.expect(Tok::AtId, "a function name such as '@main'");
     Graph g(unquote_symbol(sym.text));
+    saw_ttnn_ = false;
     FunctionScope scope{g, {}, {}, {}};
     c_.expect(Tok::LParen, "'('");
     if (!c_.accept(Tok::RParen)) {
@@ -170,6 +175,9 @@ private:
     skip_trailing_loc();
     std::vector<Diagnostic> problems = g.verify();
     if (!problems.empty()) throw Error(problems.front());
+    // TTNN types carry the input's placements (`#ttnn_layout`); tilesat plans its own.
+    if (saw_ttnn_)
+      for (NodeId id = 0; id < g.num_nodes(); ++id) g.mutable_node(id).type.encoding.clear();
     saw_destinations_ = !scope.empties.empty();
     return g;
   }
@@ -238,6 +246,9 @@ private:
     skip_trailing_loc();
     if (rec.name.starts_with("ttir.") || rec.name == "tensor.empty") {
       import_ttir_op(s, rec);
+    } else if (rec.name.starts_with("ttnn.")) {
+      import_ttnn_op(s, rec);
+      saw_ttnn_ = true;
     } else if (rec.name.starts_with("stablehlo.")) {
       import_stablehlo_op(s, rec);
     } else {

@@ -54,10 +54,6 @@ bool is_bare_name(std::string_view s) {
   return !(s[0] >= '0' && s[0] <= '9');
 }
 
-std::string symbol(std::string_view name) {
-  return is_bare_name(name) ? fmt::format("@{}", name) : "@" + escape_string(name);
-}
-
 /// Spelling of an integer list: tt-mlir uses dense arrays for some attributes and
 /// `[1 : i32, ...]` lists for the others.
 std::string format_int_list(OpKind kind, std::string_view attr, const std::vector<int64_t>& v) {
@@ -129,7 +125,9 @@ std::string format_dense(const std::vector<double>& values, const Shape& shape) 
   return out;
 }
 
-std::string format_attrs(const Node& n) {
+} // namespace
+
+std::string print_attributes(const Node& n) {
   std::vector<std::string> parts;
   const Attrs& a = n.attrs;
   bool dense = n.kind == OpKind::Constant && a.has("value");
@@ -151,6 +149,26 @@ std::string format_attrs(const Node& n) {
   }
   return fmt::format("{}", fmt::join(parts, ", "));
 }
+
+std::string print_symbol(std::string_view name) {
+  return is_bare_name(name) ? fmt::format("@{}", name) : "@" + escape_string(name);
+}
+
+std::string print_module_open(const Module& m) {
+  std::string out = "module";
+  if (!m.name.empty()) out += " " + print_symbol(m.name);
+  if (!m.attributes.empty()) {
+    out += " attributes {";
+    for (size_t i = 0; i < m.attributes.size(); ++i) {
+      const auto& [k, v] = m.attributes[i];
+      out += (i ? ", " : "") + k + (v.empty() ? "" : " = " + v);
+    }
+    out += "}";
+  }
+  return out + " {\n";
+}
+
+namespace {
 
 /// Every node, producers first (ties in id order); dead ops are kept so nothing is lost.
 std::vector<NodeId> print_order(const Graph& g) {
@@ -195,12 +213,12 @@ void print_function(std::string& out, const Graph& g, std::string_view indent, b
   // differs travels in a `ttir.name` attribute, as tt-mlir keeps names, and reads back.
   std::vector<std::string> names(g.num_nodes());
   std::span<const NodeId> args = g.arguments();
-  out += fmt::format("{}func.func {}(", indent, symbol(g.name()));
+  out += fmt::format("{}func.func {}(", indent, print_symbol(g.name()));
   for (size_t i = 0; i < args.size(); ++i) {
     const Node& a = g.node(args[i]);
     names[args[i]] = fmt::format("%arg{}", i);
     out += fmt::format("{}{}: {}", i ? ", " : "", names[args[i]], a.type.str());
-    std::string attrs = format_attrs(a);
+    std::string attrs = print_attributes(a);
     if (a.name != fmt::format("arg{}", i)) {
       attrs = "ttir.name = " + escape_string(a.name) + (attrs.empty() ? "" : ", " + attrs);
     }
@@ -238,7 +256,7 @@ void print_function(std::string& out, const Graph& g, std::string_view indent, b
       types += ", " + n.type.str();
     }
     names[id] = fmt::format("%{}", next++);
-    std::string attrs = format_attrs(n);
+    std::string attrs = print_attributes(n);
     out +=
         fmt::format("{}  {} = \"ttir.{}\"({}){} : ({}) -> {}\n", indent, names[id], op_name(n.kind),
                     operands, attrs.empty() ? "" : " <{" + attrs + "}>", types, n.type.str());
@@ -252,17 +270,7 @@ void print_function(std::string& out, const Graph& g, std::string_view indent, b
 }
 
 void print_module(std::string& out, const Module& m) {
-  out += "module";
-  if (!m.name.empty()) out += " " + symbol(m.name);
-  if (!m.attributes.empty()) {
-    out += " attributes {";
-    for (size_t i = 0; i < m.attributes.size(); ++i) {
-      const auto& [k, v] = m.attributes[i];
-      out += (i ? ", " : "") + k + (v.empty() ? "" : " = " + v);
-    }
-    out += "}";
-  }
-  out += " {\n";
+  out += print_module_open(m);
   for (size_t i = 0; i < m.functions.size(); ++i) {
     if (i > 0) out += "\n";
     print_function(out, m.functions[i], "  ", m.destination_passing);

@@ -137,6 +137,10 @@ Elements Z3Tensors::unary(OpKind kind, const Elements& x) {
     case OpKind::Reciprocal:
       out.push_back(ctx_.real_val(1) / e);
       break;
+    case OpKind::Silu:
+      // Its definition over the same uninterpreted sigmoid, so x * sigmoid(x) = silu(x).
+      out.push_back(e * function(std::string(op_name(OpKind::Sigmoid)), 1)(e));
+      break;
     default:
       // Transcendental ops: only their structure matters.
       out.push_back(function(std::string(op_name(kind)), 1)(e));

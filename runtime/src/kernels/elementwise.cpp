@@ -40,6 +40,8 @@ float apply_unary(fb::UnaryKind k, float x) {
     return 1.0f / x;
   case fb::UnaryKind::Erf:
     return std::erf(x);
+  case fb::UnaryKind::Silu:
+    return static_cast<float>(double{x} / (1.0 + std::exp(-double{x})));
   }
   return x;
 }

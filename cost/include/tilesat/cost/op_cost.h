@@ -68,6 +68,9 @@ struct CostOptions {
   /// The physical variants values may take (placement.h); null: the shipped `layout-choice`
   /// rule set.
   std::shared_ptr<const LayoutChoice> layouts = nullptr;
+  /// Arguments are already device tensors (tile layout, DRAM interleaved: a TTNN program's
+  /// inputs) rather than host data handed over row-major.
+  bool arguments_on_device = false;
 };
 
 class CostModel {

@@ -52,6 +52,9 @@ std::vector<LayoutVariant> layout_variants(const TensorType& type, const Device&
 Placement host_placement();
 /// Tile layout, DRAM, interleaved: where results go back to the host from.
 Placement dram_tile_placement();
+/// Where a graph's arguments are when the program starts: host_placement(), or
+/// dram_tile_placement() when `on_device` (CostOptions::arguments_on_device).
+Placement argument_placement(bool on_device);
 /// The placements the planner may give a value of `type` that op `producer` computes.
 std::vector<Placement> candidate_placements(const TensorType& type, const Device& device,
                                             OpKind producer, const LayoutChoice& layouts);

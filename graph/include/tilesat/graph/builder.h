@@ -114,6 +114,7 @@ public:
   Value cos(Value x);
   Value tanh(Value x);
   Value sigmoid(Value x);
+  Value silu(Value x);
   Value sqrt(Value x);
   Value rsqrt(Value x);
   Value reciprocal(Value x);

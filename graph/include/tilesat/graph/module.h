@@ -27,6 +27,9 @@ struct Module {
   /// Written in tt-mlir's legacy destination-passing style (every op with operands takes a
   /// trailing `ttir.empty()` destination); printing writes the destinations back.
   bool destination_passing = false;
+  /// Written in tt-mlir's TTNN dialect (`ttnn.*` ops): its functions' arguments are device
+  /// tensors (tile layout in DRAM, ttnn's default), not host data. Planning honours it.
+  bool device_tensors = false;
 };
 
 struct SourceFile {

@@ -21,4 +21,14 @@ std::string print_text(const SourceFile& file);
 /// One graph as a complete file: `module { func.func @name(...) {...} }`.
 std::string print_graph(const Graph& graph);
 
+// Pieces of the printer that other dialect printers (cost/ttnn_emit.h) share.
+
+/// The attributes of `n` as they print inside `<{...}>`: set ones, sorted, fixed spellings
+/// (`transpose_b = true, value = dense<...> : tensor<...>`); empty when there are none.
+std::string print_attributes(const Node& n);
+/// `@name`, quoted when it is not a bare identifier (`@"my fn"`).
+std::string print_symbol(std::string_view name);
+/// `module @name attributes {...} {` and a newline: a module's opening line.
+std::string print_module_open(const Module& m);
+
 } // namespace tilesat

@@ -1,0 +1,155 @@
+// Tests of the TTNN-dialect emitter (ttnn_emit.h): layout attributes, conversions, constants,
+// matmul activations, several modules sharing aliases.
+#include "tilesat/cost/device.h"
+#include "tilesat/cost/placement.h"
+#include "tilesat/cost/planner.h"
+#include "tilesat/cost/ttnn_emit.h"
+#include "tilesat/graph/builder.h"
+#include "tilesat/graph/diagnostic.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace tilesat::cost {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+Placement sharded(MemoryLayout m, CoreGrid grid, std::array<int64_t, 2> shard) {
+  return Placement{Layout::Tile, BufferType::L1, m, grid, shard};
+}
+
+TEST(TtnnLayout, InterleavedCollapsesLeadingDims) {
+  TensorType t{DType::BF16, Shape{2, 40, 96}};
+  EXPECT_EQ(ttnn_layout_attr(t, dram_tile_placement()),
+            "#ttnn.ttnn_layout<(d0, d1, d2) -> (d0 * 40 + d1, d2), <1x1>, "
+            "memref<4x3x!ttcore.tile<32x32, bf16>, #dram>, <interleaved>>");
+  EXPECT_EQ(ttnn_layout_attr(t, host_placement()),
+            "#ttnn.ttnn_layout<(d0, d1, d2) -> (d0 * 40 + d1, d2), <1x1>, memref<80x96xbf16, "
+            "#dram>, <interleaved>>");
+  EXPECT_EQ(ttnn_layout_attr(TensorType{DType::F32, Shape{10}}, dram_tile_placement()),
+            "#ttnn.ttnn_layout<(d0) -> (0, d0), <1x1>, memref<1x1x!ttcore.tile<32x32, f32>, "
+            "#dram>, <interleaved>>");
+}
+
+TEST(TtnnLayout, ShardedGivesTheGridAndOneShard) {
+  TensorType t{DType::BF16, Shape{256, 128}};
+  EXPECT_EQ(ttnn_layout_attr(t, sharded(MemoryLayout::BlockSharded, {2, 4}, {128, 32})),
+            "#ttnn.ttnn_layout<(d0, d1) -> (d0, d1), <2x4, (d0, d1) -> (d0, d1)>, "
+            "memref<4x1x!ttcore.tile<32x32, bf16>, #l1>, <block_sharded>>");
+  // Height sharding over 2x4 physical cores: 8 virtual rows, each mapped to (row, column).
+  EXPECT_EQ(ttnn_layout_attr(t, sharded(MemoryLayout::HeightSharded, {2, 4}, {32, 128})),
+            "#ttnn.ttnn_layout<(d0, d1) -> (d0, d1), <8x1, (d0, d1) -> (d0 floordiv 4, d0 mod "
+            "4)>, memref<1x4x!ttcore.tile<32x32, bf16>, #l1>, <height_sharded>>");
+}
+
+/// x (tile DRAM) and y (host rows) converted and added; the sum converted back to DRAM.
+Plan conversion_plan() {
+  Plan p;
+  p.device = "test";
+  Graph& g = p.graph;
+  g.set_name("f");
+  TensorType t{DType::BF16, Shape{64, 64}};
+  NodeId x = g.add_argument("x", t);
+  NodeId y = g.add_argument("y", t);
+  NodeId sum = g.add_op(OpKind::Add, {x, y});
+  g.add_result(sum);
+  Placement height = sharded(MemoryLayout::HeightSharded, {1, 2}, {32, 64});
+  p.values = {
+      {x, dram_tile_placement()},  {y, host_placement()}, {x, height}, {y, height}, {sum, height},
+      {sum, dram_tile_placement()}};
+  auto op = [](NodeId n, std::string kind, std::vector<uint32_t> ins, uint32_t out) {
+    PlannedOp o;
+    o.node = n;
+    o.kind = std::move(kind);
+    o.operands = std::move(ins);
+    o.result = out;
+    return o;
+  };
+  p.ops = {op(x, "to_layout", {0}, 2), op(y, "to_layout", {1}, 3), op(sum, "add", {2, 3}, 4),
+           op(sum, "to_layout", {4}, 5)};
+  p.results = {5};
+  return p;
+}
+
+TEST(TtnnEmit, ConversionsAreToMemoryConfigOrToLayout) {
+  std::string text = emit_ttnn(conversion_plan());
+  EXPECT_THAT(text, HasSubstr("#dram = #ttnn.buffer_type<dram>\n#l1 = #ttnn.buffer_type<l1>\n"));
+  EXPECT_THAT(text, HasSubstr("func.func @f(%arg0: tensor<64x64xbf16, #ttnn_layout>, %arg1: "
+                              "tensor<64x64xbf16, #ttnn_layout1>) -> tensor<64x64xbf16, "
+                              "#ttnn_layout>"));
+  std::string height_config = "#ttnn.memory_config<#l1, <height_sharded>, #ttnn.shard_spec<<[#"
+                              "ttnn.core_range<(0,0), (1,0)>]>, <32x64>, <row_major>>>";
+  EXPECT_THAT(text,
+              HasSubstr("%0 = \"ttnn.to_memory_config\"(%arg0) <{memory_config = " + height_config +
+                        "}> : (tensor<64x64xbf16, #ttnn_layout>) -> "
+                        "tensor<64x64xbf16, #ttnn_layout2>\n"));
+  EXPECT_THAT(text, HasSubstr("%1 = \"ttnn.to_layout\"(%arg1) <{layout = #ttnn.layout<tile>, "
+                              "memory_config = " +
+                              height_config + "}>"));
+  EXPECT_THAT(text, HasSubstr("%2 = \"ttnn.add\"(%0, %1) : (tensor<64x64xbf16, #ttnn_layout2>, "
+                              "tensor<64x64xbf16, #ttnn_layout2>) -> tensor<64x64xbf16, "
+                              "#ttnn_layout2>\n"));
+  EXPECT_THAT(text, HasSubstr("%3 = \"ttnn.to_memory_config\"(%2) <{memory_config = "
+                              "#ttnn.memory_config<#dram, <interleaved>>}>"));
+  EXPECT_THAT(text, HasSubstr("return %3 : tensor<64x64xbf16, #ttnn_layout>\n"));
+}
+
+Plan plan_of(const Graph& g, const std::string& device = "wormhole_b0") {
+  return plan_graph(g, CostModel(load_device(device)));
+}
+
+TEST(TtnnEmit, ConstantsAreDefinedBeforeTheirFirstUse) {
+  Graph g("scale");
+  Builder b(g);
+  b.output(b.multiply(b.input("x", {32, 32}), b.constant({32, 32}, {2.0})));
+  std::string text = emit_ttnn(plan_of(g));
+  EXPECT_THAT(text, HasSubstr("%1 = \"ttnn.constant\"() <{value = dense<2.000000e+00> : "
+                              "tensor<32x32xf32>}> : () -> tensor<32x32xf32, #ttnn_layout>\n"));
+  EXPECT_THAT(text, HasSubstr("= \"ttnn.to_layout\"(%1) <{layout = #ttnn.layout<tile>}>"));
+}
+
+TEST(TtnnEmit, LinearWithoutBiasIsAMatmulWithItsActivation) {
+  Graph g("mm");
+  Builder b(g);
+  Value x = b.input("x", {64, 128}, DType::BF16);
+  Value w = b.weight("w", {128, 256}, DType::BF16);
+  Attrs act;
+  act.set("activation", std::string("silu"));
+  b.output(b.op(OpKind::Linear, {x, w}, act));
+  b.output(b.op(OpKind::Linear, {x, w, b.weight("bias", {256}, DType::BF16)}));
+  std::string text = emit_ttnn(plan_of(g));
+  EXPECT_THAT(text, HasSubstr("\"ttnn.matmul\"(%0, %1) <{activation = \"silu\", transpose_a = "
+                              "false, transpose_b = false}>"));
+  EXPECT_THAT(text, HasSubstr("\"ttnn.linear\"(%0, %1, %3) <{transpose_a = false, transpose_b = "
+                              "false}>"));
+}
+
+TEST(TtnnEmit, ModulesShareOneSetOfAliases) {
+  Plan p = conversion_plan();
+  SourceFile file;
+  file.aliases = {{"#any_device", "#tt.operand_constraint<any_device>"},
+                  {"#ttnn_layout", "#ttnn.ttnn_layout<stale>"}};
+  for (int i = 0; i < 2; ++i) {
+    file.modules.emplace_back();
+    file.modules.back().functions.push_back(p.graph);
+  }
+  std::vector<Plan> plans = {p, p};
+  std::string text = emit_ttnn(file, plans);
+  EXPECT_TRUE(text.starts_with("#any_device = #tt.operand_constraint<any_device>\n#dram = "));
+  EXPECT_THAT(text, Not(HasSubstr("stale")));
+  size_t first = text.find("#ttnn_layout2 = ");
+  ASSERT_NE(first, std::string::npos);
+  EXPECT_EQ(text.find("#ttnn_layout2 = ", first + 1), std::string::npos);
+  size_t modules = 0;
+  for (size_t at = text.find("module {"); at != std::string::npos;
+       at = text.find("module {", at + 1))
+    ++modules;
+  EXPECT_EQ(modules, 2u);
+  plans.pop_back();
+  EXPECT_THROW(emit_ttnn(file, plans), InternalError);
+}
+
+} // namespace
+} // namespace tilesat::cost

@@ -15,6 +15,10 @@ Placement dram_tile_placement() {
   return Placement{Layout::Tile, BufferType::DRAM, MemoryLayout::Interleaved, {}, {0, 0}};
 }
 
+bool reads_as_stored(OpKind kind, size_t operand) {
+  return kind == OpKind::Conv2d && operand >= 1;
+}
+
 std::vector<Placement> candidate_placements(const TensorType& type, const Device& device,
                                             OpKind producer) {
   std::vector<Placement> out;

@@ -113,11 +113,16 @@ private:
     std::vector<TensorUse> uses;
     double children = 0;
     std::optional<Placement> shard;
-    for (egraph::Id ch : node.children) {
-      auto [k, cost] = best_input(ch);
+    for (size_t i = 0; i < node.children.size(); ++i) {
+      egraph::Id ch = node.children[i];
+      // An operand read as stored (a conv2d weight) takes any placement without conversion.
+      bool as_stored = reads_as_stored(*kind, i);
+      auto [k, cost] =
+          as_stored ? best_converted(ch, [](const Placement&) { return true; }) : best_input(ch);
       if (cost == kInf) return false;
       const ClassState& cs = state(ch);
-      Placement p = cs.cands[k].layout == Layout::Tile ? cs.cands[k] : dram_tile_placement();
+      Placement p =
+          cs.cands[k].layout == Layout::Tile || as_stored ? cs.cands[k] : dram_tile_placement();
       const TensorType& type = teg_.facts_of(ch).type;
       // Two sharded operands must share a shard spec; otherwise the enforcer moves one.
       if (p.memory != MemoryLayout::Interleaved) {

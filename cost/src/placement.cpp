@@ -19,6 +19,10 @@ Placement dram_tile_placement() {
   return Placement{Layout::Tile, BufferType::DRAM, MemoryLayout::Interleaved, {}, {0, 0}};
 }
 
+bool reads_as_stored(OpKind kind, size_t operand) {
+  return kind == OpKind::Conv2d && operand >= 1;
+}
+
 Placement argument_placement(bool on_device) {
   return on_device ? dram_tile_placement() : host_placement();
 }

@@ -128,9 +128,9 @@ private:
   std::optional<NodeId> place_op(NodeId n, size_t t) {
     const Node& node = g_.node(n);
     std::vector<uint32_t> ins;
-    for (NodeId o : node.operands) {
-      uint32_t v = value_of_[o];
-      if (plan_.values[v].placement.layout == Layout::RowMajor)
+    for (size_t i = 0; i < node.operands.size(); ++i) {
+      uint32_t v = value_of_[node.operands[i]];
+      if (plan_.values[v].placement.layout == Layout::RowMajor && !reads_as_stored(node.kind, i))
         v = convert(v, dram_tile_placement(), t);
       ins.push_back(v);
     }

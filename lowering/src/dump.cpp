@@ -40,6 +40,14 @@ std::string placement_str(const fb::Tensor& t) {
   return s;
 }
 
+std::string window_str(const fb::Window2d* w) {
+  if (w == nullptr) return "window=-";
+  return fmt::format("kernel={}x{} stride={}x{} padding=[{},{},{},{}] dilation={}x{}",
+                     w->kernel_h(), w->kernel_w(), w->stride_h(), w->stride_w(), w->pad_top(),
+                     w->pad_left(), w->pad_bottom(), w->pad_right(), w->dilation_h(),
+                     w->dilation_w());
+}
+
 std::string params_str(const fb::Op& op) {
   switch (op.params_type()) {
   case fb::OpParams::Matmul:
@@ -102,6 +110,28 @@ std::string params_str(const fb::Op& op) {
     return fb::EnumNameReduceKind(op.params_as_Reduce()->kind());
   case fb::OpParams::Softmax:
     return fmt::format("dim={}", op.params_as_Softmax()->dim());
+  case fb::OpParams::Conv2d: {
+    const fb::Conv2d* c = op.params_as_Conv2d();
+    std::string s = fmt::format("{} groups={}", window_str(c->window()), c->groups());
+    if (c->has_bias()) s += " bias";
+    if (c->has_activation())
+      s += fmt::format(" activation={}", fb::EnumNameUnaryKind(c->activation()));
+    return s;
+  }
+  case fb::OpParams::Pool2d: {
+    const fb::Pool2d* p = op.params_as_Pool2d();
+    std::string s = fmt::format("{} {}", fb::EnumNamePoolKind(p->kind()), window_str(p->window()));
+    if (p->ceil_mode()) s += " ceil_mode";
+    if (p->count_include_pad()) s += " count_include_pad";
+    return s;
+  }
+  case fb::OpParams::LayerNorm: {
+    const fb::LayerNorm* l = op.params_as_LayerNorm();
+    return fmt::format("axis={} epsilon={}{}{}", l->axis(), l->epsilon(),
+                       l->has_scale() ? " scale" : "", l->has_bias() ? " bias" : "");
+  }
+  case fb::OpParams::Take:
+    return fmt::format("dim={}", op.params_as_Take()->dim());
   default:
     return "";
   }

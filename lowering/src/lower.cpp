@@ -90,6 +90,7 @@ public:
       values_[i].pinned = true;
       p.inputs.push_back(named(g_.node(g_.arguments()[i]).name, static_cast<uint32_t>(i)));
     }
+    add_constant_ops(p);
     for (const cost::PlannedOp& op : plan_.ops) p.ops.push_back(lower_op(op));
     // Results the host cannot read directly get a conversion to row-major DRAM.
     for (size_t r = 0; r < plan_.results.size(); ++r) {
@@ -122,6 +123,20 @@ private:
     n->name = std::move(name);
     n->tensor = t;
     return n;
+  }
+
+  // A constant the plan holds as a leaf (like an argument, no op computes it) is written by a
+  // `constant` op before everything else, where the plan placed it.
+  void add_constant_ops(fb::ProgramT& p) {
+    std::vector<bool> computed(plan_.values.size(), false);
+    for (const cost::PlannedOp& op : plan_.ops)
+      if (op.result < computed.size()) computed[op.result] = true;
+    for (size_t v = 0; v < plan_.values.size(); ++v) {
+      NodeId n = plan_.values[v].node;
+      if (computed[v] || g_.node(n).kind != OpKind::Constant) continue;
+      p.ops.push_back(make_op(value_name(g_, n), "constant", {}, static_cast<uint32_t>(v),
+                              detail::op_params(g_, n), 1, 1, 0, 0));
+    }
   }
 
   uint32_t check_value(uint32_t v, const char* where) const {

@@ -10,9 +10,6 @@
 #include <numeric>
 
 namespace tilesat::lowering::detail {
-namespace {
-
-using IntList = std::vector<int64_t>;
 
 [[noreturn]] void unsupported(const Graph& g, NodeId id, const std::string& why) {
   const Node& n = g.node(id);
@@ -56,6 +53,19 @@ std::optional<fb::UnaryKind> unary_kind(OpKind k) {
   }
 }
 
+std::optional<fb::UnaryKind> activation_kind(const Graph& g, NodeId id, const Attrs& attrs) {
+  const std::string& act = attrs.get<std::string>("activation");
+  if (act.empty()) return std::nullopt;
+  std::optional<OpKind> k = op_by_name(act);
+  std::optional<fb::UnaryKind> uk = k ? unary_kind(*k) : std::nullopt;
+  if (!uk) unsupported(g, id, fmt::format("activation '{}' has no kernel", act));
+  return uk;
+}
+
+namespace {
+
+using IntList = std::vector<int64_t>;
+
 std::optional<fb::BinaryKind> binary_kind(OpKind k) {
   switch (k) {
   case OpKind::Add:
@@ -74,6 +84,12 @@ std::optional<fb::BinaryKind> binary_kind(OpKind k) {
     return fb::BinaryKind::AddRelu;
   case OpKind::Pow:
     return fb::BinaryKind::Pow;
+  case OpKind::Equal:
+    return fb::BinaryKind::Equal;
+  case OpKind::Less:
+    return fb::BinaryKind::Less;
+  case OpKind::Greater:
+    return fb::BinaryKind::Greater;
   default:
     return std::nullopt;
   }
@@ -220,14 +236,7 @@ fb::OpParamsUnion op_params(const Graph& g, NodeId id) {
   case OpKind::Linear: {
     fb::LinearT p;
     p.matmul = matmul_params(g, id, attrs);
-    const std::string& act = attrs.get<std::string>("activation");
-    if (!act.empty()) {
-      std::optional<OpKind> k = op_by_name(act);
-      std::optional<fb::UnaryKind> uk = k ? unary_kind(*k) : std::nullopt;
-      if (!uk) unsupported(g, id, fmt::format("activation '{}' has no kernel", act));
-      p.has_activation = true;
-      p.activation = *uk;
-    }
+    set_activation(p, g, id, attrs);
     u.Set(std::move(p));
     return u;
   }
@@ -321,6 +330,7 @@ fb::OpParamsUnion op_params(const Graph& g, NodeId id) {
     return u;
   }
   default:
+    if (std::optional<fb::OpParamsUnion> nn = nn_params(g, id, attrs)) return std::move(*nn);
     unsupported(g, id, "the runtime has no kernel for this op");
   }
 }

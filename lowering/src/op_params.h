@@ -10,6 +10,28 @@ namespace tilesat::lowering::detail {
 /// when the runtime has no kernel for it.
 fb::OpParamsUnion op_params(const Graph& g, NodeId id);
 
+/// Throws tilesat::Error "lowering %v = op: why" at the op's location.
+[[noreturn]] void unsupported(const Graph& g, NodeId id, const std::string& why);
+
+/// The unary kernel of an elementwise unary op kind, if it has one.
+std::optional<fb::UnaryKind> unary_kind(OpKind k);
+
+/// The kernel of a fused "activation" attribute (empty: none); throws when it has none.
+std::optional<fb::UnaryKind> activation_kind(const Graph& g, NodeId id, const Attrs& attrs);
+
+/// Sets has_activation and activation of parameters `p` (Linear, Conv2d) from the attribute.
+template <class Params>
+void set_activation(Params& p, const Graph& g, NodeId id, const Attrs& attrs) {
+  if (std::optional<fb::UnaryKind> act = activation_kind(g, id, attrs)) {
+    p.has_activation = true;
+    p.activation = *act;
+  }
+}
+
+/// The parameters of conv2d, the pools, layer_norm, take and where (op_params_nn.cpp);
+/// nullopt for other ops. `attrs` holds every default.
+std::optional<fb::OpParamsUnion> nn_params(const Graph& g, NodeId id, const Attrs& attrs);
+
 /// Whether an op kind is a matrix product (its work items span the inner dimension).
 bool is_matrix_product(OpKind k);
 

@@ -90,6 +90,21 @@ void dispatch(OpContext& ctx) {
   case fb::OpParams::Full:
     detail::run_constant(ctx);
     break;
+  case fb::OpParams::Conv2d:
+    detail::run_conv2d(ctx);
+    break;
+  case fb::OpParams::Pool2d:
+    detail::run_pool2d(ctx);
+    break;
+  case fb::OpParams::LayerNorm:
+    detail::run_layer_norm(ctx);
+    break;
+  case fb::OpParams::Take:
+    detail::run_take(ctx);
+    break;
+  case fb::OpParams::Where:
+    detail::run_where(ctx);
+    break;
   default:
     throw InternalError("op without parameters (the verifier should have refused)");
   }

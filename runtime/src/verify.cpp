@@ -2,6 +2,7 @@
 #include "program_view.h"
 #include "tilesat/graph/diagnostic.h"
 #include "tilesat/runtime/program.h"
+#include "verify_nn.h"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -161,26 +162,13 @@ struct Checker {
 
   void dims_map(const Shape& in, const Shape& out, const std::vector<int64_t>& map,
                 const std::string& where) const {
-    require(map.size() == in.size(), where,
-            fmt::format("expected {} entries (the operand rank), got {}", in.size(), map.size()));
-    std::vector<bool> used(out.size(), false);
-    for (size_t i = 0; i < map.size(); ++i) {
-      require(map[i] >= 0 && static_cast<size_t>(map[i]) < out.size() &&
-                  !used[static_cast<size_t>(map[i])],
-              where, fmt::format("expected distinct dims < {}, got {}", out.size(), map[i]));
-      used[static_cast<size_t>(map[i])] = true;
-      int64_t e = in[i], o = out[static_cast<size_t>(map[i])];
-      require(e == 1 || e == o, where,
-              fmt::format("expected operand dim {} to be 1 or {}, got {}", i, o, e));
-    }
+    std::optional<std::string> e = detail::dims_map_error(in, out, map);
+    if (e) fail(where, *e);
   }
 
   void right_aligned(const Shape& in, const Shape& out, const std::string& where) const {
     require(in.size() <= out.size(), where, "expected an operand of rank <= the result's");
-    std::vector<int64_t> map;
-    for (size_t i = 0; i < in.size(); ++i)
-      map.push_back(static_cast<int64_t>(out.size() - in.size() + i));
-    dims_map(in, out, map, where);
+    dims_map(in, out, detail::right_aligned_map(in.size(), out.size()), where);
   }
 
   // Returns the number of inner-dim tiles of a matmul.
@@ -395,7 +383,24 @@ struct Checker {
       arity(0, 0);
       return 1;
     default:
-      fail(pw, "expected known op parameters");
+      if (!detail::is_nn_op(op)) fail(pw, "expected known op parameters");
+      nn_params(op, in, out, where);
+      return 1;
+    }
+  }
+
+  void nn_params(const fb::Op& op, const std::vector<uint32_t>& in, uint32_t out,
+                 const std::string& where) const {
+    std::vector<Shape> shapes;
+    std::vector<fb::DType> dtypes;
+    for (uint32_t t : in) {
+      shapes.push_back(tensor_shape(t));
+      dtypes.push_back(p.tensors()->Get(t)->dtype());
+    }
+    try {
+      detail::check_nn_params(op, shapes, dtypes, tensor_shape(out));
+    } catch (const detail::ParamError& e) {
+      fail(where + e.field, e.what);
     }
   }
 

@@ -169,6 +169,32 @@ TEST(Layouts, WidthShardedPlansAreLegal) {
   for (const PlannedValue& v : p.values) width |= v.placement.memory == MemoryLayout::WidthSharded;
   EXPECT_TRUE(width);
   EXPECT_TRUE(check_legality(p, model).legal);
+// A conv2d reads its OIHW weight and its bias as the host stored them: a tile copy would pad
+// every 3x3 kernel to a 32x32 tile. Its input is tilized as every other op's.
+TEST(Plan, Conv2dWeightStaysRowMajor) {
+  Graph g("main");
+  NodeId x = g.add_argument("x", {DType::F32, Shape{1, 64, 14, 14}});
+  NodeId w = g.add_argument("w", {DType::F32, Shape{64, 64, 3, 3}});
+  NodeId b = g.add_argument("b", {DType::F32, Shape{64}});
+  Attrs attrs;
+  attrs.set("padding", std::vector<int64_t>{1, 1, 1, 1});
+  g.add_result(g.add_op(OpKind::Conv2d, {x, w, b}, attrs));
+  CostModel model(load_device("wormhole_b0"));
+  Plan p = plan_graph(g, model);
+  std::vector<std::string> converted;
+  for (const PlannedOp& op : p.ops) {
+    if (op.is_to_layout()) converted.push_back(value_name(p.graph, op.node));
+    if (op.kind != "conv2d") continue;
+    ASSERT_EQ(op.operands.size(), 3u);
+    EXPECT_EQ(p.values[op.operands[0]].placement.layout, Layout::Tile);
+    EXPECT_EQ(p.values[op.operands[1]].placement, host_placement());
+    EXPECT_EQ(p.values[op.operands[2]].placement, host_placement());
+  }
+  EXPECT_THAT(converted, ::testing::ElementsAre("%x"));
+  EXPECT_TRUE(check_legality(p, model).legal);
+  EXPECT_TRUE(reads_as_stored(OpKind::Conv2d, 1));
+  EXPECT_FALSE(reads_as_stored(OpKind::Conv2d, 0));
+  EXPECT_FALSE(reads_as_stored(OpKind::Matmul, 1));
 }
 
 TEST(Legality, UnsatCoreNamesViolations) {

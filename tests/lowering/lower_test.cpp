@@ -6,6 +6,7 @@
 #include "tilesat/runtime/program.h"
 
 #include <gmock/gmock.h>
+#include <map>
 
 namespace tilesat::lowering {
 namespace {
@@ -98,22 +99,85 @@ TEST(Lower, ShardShapesMustBeWholeTiles) {
 TEST(Lower, OpsWithoutKernelsAreNamed) {
   Graph g;
   Builder b(g);
-  Value data = b.input("d", {8, 4});
-  Value idx = b.input("i", {3}, DType::I32);
-  b.output(b.take(data, idx));
+  b.output(b.matmul(b.input("a", {8, 4}), b.input("v", {4})));
   try {
     lower_plan(plan_for(g), test_device(1, 1));
     FAIL() << "expected an error";
   } catch (const Error& e) {
-    EXPECT_THAT(e.what(), HasSubstr("take"));
-    EXPECT_THAT(e.what(), HasSubstr("no kernel"));
+    EXPECT_THAT(e.what(), HasSubstr("matmul"));
+    EXPECT_THAT(e.what(), HasSubstr("no vector form"));
   }
+}
+
+// conv2d, the pools, layer_norm, take, where and the comparisons lower to their parameter
+// tables with axes normalized, and the dump shows them.
+TEST(Lower, NetworkOpsHaveTheirParameters) {
+  Graph g;
+  Builder b(g);
+  Value x = b.input("x", {1, 4, 9, 9});
+  Value c = b.conv2d(x, b.input("w", {6, 2, 3, 2}), b.input("bias", {6}),
+                     {.stride = {2, 1},
+                      .padding = {1, 0, 1, 1},
+                      .dilation = {1, 2},
+                      .groups = 2,
+                      .activation = "relu"});
+  b.output(b.max_pool2d(c, {2, 2}, {.stride = {2, 2}, .ceil_mode = true}));
+  b.output(b.avg_pool2d(x, {3, 3}, {.padding = {1, 1, 1, 1}, .count_include_pad = true}));
+  Value h = b.input("h", {2, 5, 7});
+  Value scale = b.input("scale", {7}), shift = b.input("shift", {7});
+  b.output(b.layer_norm(h, &scale, &shift, -1, 1e-6));
+  b.output(b.take(h, b.input("ids", {3}, DType::I32), -1));
+  b.output(b.where(b.less(h, scale), h, shift));
+  fb::ProgramT p = lower_to_object(plan_for(g), test_device(1, 1));
+  std::map<std::string, const fb::OpT*> by_kind;
+  for (const auto& op : p.ops) by_kind[op->kind] = op.get();
+  const fb::Conv2dT* conv = by_kind.at("conv2d")->params.AsConv2d();
+  ASSERT_NE(conv, nullptr);
+  EXPECT_EQ(conv->window->kernel_h(), 3u);
+  EXPECT_EQ(conv->window->kernel_w(), 2u);
+  EXPECT_EQ(conv->window->stride_h(), 2u);
+  EXPECT_EQ(conv->window->pad_right(), 1u);
+  EXPECT_EQ(conv->window->dilation_w(), 2u);
+  EXPECT_EQ(conv->groups, 2u);
+  EXPECT_TRUE(conv->has_bias);
+  EXPECT_TRUE(conv->has_activation);
+  EXPECT_EQ(conv->activation, fb::UnaryKind::Relu);
+  const fb::Pool2dT* mp = by_kind.at("max_pool2d")->params.AsPool2d();
+  ASSERT_NE(mp, nullptr);
+  EXPECT_EQ(mp->kind, fb::PoolKind::Max);
+  EXPECT_TRUE(mp->ceil_mode);
+  const fb::Pool2dT* ap = by_kind.at("avg_pool2d")->params.AsPool2d();
+  ASSERT_NE(ap, nullptr);
+  EXPECT_EQ(ap->kind, fb::PoolKind::Avg);
+  EXPECT_TRUE(ap->count_include_pad);
+  const fb::LayerNormT* ln = by_kind.at("layer_norm")->params.AsLayerNorm();
+  ASSERT_NE(ln, nullptr);
+  EXPECT_EQ(ln->axis, 2);
+  EXPECT_DOUBLE_EQ(ln->epsilon, 1e-6);
+  EXPECT_TRUE(ln->has_scale && ln->has_bias);
+  ASSERT_NE(by_kind.at("take")->params.AsTake(), nullptr);
+  EXPECT_EQ(by_kind.at("take")->params.AsTake()->dim, 2);
+  EXPECT_NE(by_kind.at("where")->params.AsWhere(), nullptr);
+  ASSERT_NE(by_kind.at("lt")->params.AsBinary(), nullptr);
+  EXPECT_EQ(by_kind.at("lt")->params.AsBinary()->kind, fb::BinaryKind::Less);
+
+  std::vector<uint8_t> bytes = lower_plan(plan_for(g), test_device(1, 1));
+  std::string text = dump_program(*fb::GetProgram(bytes.data()));
+  EXPECT_THAT(text, HasSubstr("conv2d(t7, t8, t9) kernel=3x2 stride=2x1 padding=[1,0,1,1] "
+                              "dilation=1x2 groups=2 bias activation=Relu"));
+  EXPECT_THAT(text, HasSubstr("Max kernel=2x2 stride=2x2 padding=[0,0,0,0] dilation=1x1 "
+                              "ceil_mode"));
+  EXPECT_THAT(text, HasSubstr("Avg kernel=3x3 stride=1x1 padding=[1,1,1,1] dilation=1x1 "
+                              "count_include_pad"));
+  EXPECT_THAT(text, HasSubstr("axis=2 epsilon=1e-06 scale bias"));
+  EXPECT_THAT(text, HasSubstr("take(t13, t17) dim=2"));
+  EXPECT_THAT(text, HasSubstr("Less lhs_dims=[0,1,2] rhs_dims=[2]"));
 }
 
 TEST(Dump, ShowsDeviceTensorsOpsWorkAndFrees) {
   std::vector<uint8_t> bytes = lower_plan(plan_for(seed_mlp(), {{1, 2}}), test_device(2, 2));
   std::string text = dump_program(*fb::GetProgram(bytes.data()));
-  EXPECT_THAT(text, HasSubstr("program @main v1.0 for test (grid 2x2"));
+  EXPECT_THAT(text, HasSubstr("program @main v1.1 for test (grid 2x2"));
   EXPECT_THAT(text, HasSubstr("tensor<32x128xf32>"));
   EXPECT_THAT(text, HasSubstr("tile l1 Interleaved"));
   EXPECT_THAT(text, HasSubstr("matmul(t5, t6) transpose_a=false transpose_b=true"));

@@ -1,71 +1,12 @@
 // Every kernel against the reference interpreter, on shapes that are not whole tiles, on
 // several core grids and placements.
-#include "test_plans.h"
-#include "tilesat/lowering/lower.h"
-#include "tilesat/runtime/run.h"
+#include "kernel_check.h"
 
 namespace tilesat::runtime {
 namespace {
 
-using tilesat::testing::expect_close;
-using tilesat::testing::plan_for;
-using tilesat::testing::PlanSpec;
-
-enum class Where { TileL1, RowMajorDram, TileDram, BlockSharded };
-
-struct Case {
-  cost::CoreGrid grid;
-  Where where;
-};
-
-std::string case_name(const Case& c) {
-  const char* w[] = {"tile_l1", "row_major_dram", "tile_dram", "block_sharded"};
-  return std::to_string(c.grid.rows) + "x" + std::to_string(c.grid.cols) + "_" +
-         w[static_cast<int>(c.where)];
-}
-
-PlanSpec spec_for(const Case& c) {
-  PlanSpec s;
-  s.grid = c.grid;
-  s.place = [c](const TensorType& t) {
-    switch (c.where) {
-    case Where::RowMajorDram:
-      return tilesat::testing::host_placement();
-    case Where::TileDram:
-      return cost::Placement{cost::Layout::Tile,
-                             cost::BufferType::DRAM,
-                             cost::MemoryLayout::Interleaved,
-                             {1, 1},
-                             {0, 0}};
-    case Where::BlockSharded:
-      return tilesat::testing::block_sharded(t, c.grid);
-    default:
-      return cost::Placement{cost::Layout::Tile,
-                             cost::BufferType::L1,
-                             cost::MemoryLayout::Interleaved,
-                             {1, 1},
-                             {0, 0}};
-    }
-  };
-  return s;
-}
-
-// Lowers `g` for the case, runs it on random inputs and compares with the interpreter.
-void check(const Graph& g, const Case& c, double tol = 1e-5, uint64_t seed = 1) {
-  std::vector<uint8_t> bytes =
-      lowering::lower_plan(plan_for(g, spec_for(c)), tilesat::testing::test_device(8, 8, 4u << 20));
-  Program p = Program::parse(std::move(bytes), "test");
-  std::vector<Tensor> args = random_arguments(g, seed);
-  // Keep log/sqrt/rsqrt/reciprocal/pow on positive inputs.
-  for (Tensor& t : args)
-    for (float& x : t.data()) x = x + 1.5f;
-  std::vector<Tensor> ref = evaluate(g, args);
-  Runner r(p, 2);
-  RunResult got = r.run(args);
-  ASSERT_EQ(got.outputs.size(), ref.size());
-  for (size_t i = 0; i < ref.size(); ++i)
-    expect_close(got.outputs[i], ref[i], tol, case_name(c) + " result " + std::to_string(i));
-}
+using testing::Case;
+using testing::check;
 
 class Kernels : public ::testing::TestWithParam<Case> {};
 
@@ -170,13 +111,7 @@ TEST_P(Kernels, DataMovement) {
   check(g, GetParam());
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Grids, Kernels,
-    ::testing::Values(Case{{1, 1}, Where::TileL1}, Case{{1, 2}, Where::TileL1},
-                      Case{{2, 3}, Where::TileL1}, Case{{8, 8}, Where::TileL1},
-                      Case{{2, 2}, Where::RowMajorDram}, Case{{1, 3}, Where::TileDram},
-                      Case{{2, 2}, Where::BlockSharded}, Case{{3, 1}, Where::BlockSharded}),
-    [](const ::testing::TestParamInfo<Case>& i) { return case_name(i.param); });
+INSTANTIATE_TEST_SUITE_P(Grids, Kernels, testing::all_cases(), testing::param_name);
 
 } // namespace
 } // namespace tilesat::runtime

@@ -71,7 +71,7 @@ TEST(Loader, WrongIdentifierAndVersion) {
   fb::ProgramT p;
   fb::GetProgram(mlp_bytes().data())->UnPackTo(&p);
   p.version_major = 2;
-  EXPECT_THAT(error_of(pack(p)), HasSubstr("p.tsprog: version: expected major version 1, got 2.0"));
+  EXPECT_THAT(error_of(pack(p)), HasSubstr("p.tsprog: version: expected major version 1, got 2.1"));
 }
 
 fb::ProgramT unpacked() {
@@ -130,6 +130,114 @@ TEST(Loader, DeviceAndShapeMismatches) {
   p = unpacked();
   p.ops[2]->inputs = {7, 6}; // an input defined later
   EXPECT_THAT(error_of(pack(p)), HasSubstr("expected a tensor defined before the op runs"));
+}
+
+// A program with every network op: conv2d + relu, max pool, avg pool, layer_norm, take, where
+// and a comparison.
+std::vector<uint8_t> nn_bytes() {
+  Graph g;
+  Builder b(g);
+  Value x = b.input("x", {1, 4, 9, 9});
+  Value c = b.conv2d(x, b.input("w", {6, 2, 3, 3}), b.input("bias", {6}),
+                     {.padding = {1, 1, 1, 1}, .groups = 2, .activation = "relu"});
+  b.output(b.max_pool2d(c, {2, 2}, {.stride = {2, 2}}));
+  b.output(b.avg_pool2d(x, {3, 3}));
+  Value h = b.input("h", {2, 5, 16});
+  Value scale = b.input("scale", {16});
+  b.output(b.layer_norm(h, &scale, &scale));
+  b.output(b.take(h, b.input("ids", {3}, DType::I32), 1));
+  b.output(b.where(b.less(h, scale), h, scale));
+  return lowering::lower_plan(plan_for(g, {{1, 1}}), tilesat::testing::test_device(1, 1));
+}
+
+fb::ProgramT nn_unpacked() {
+  fb::ProgramT p;
+  std::vector<uint8_t> bytes = nn_bytes();
+  fb::GetProgram(bytes.data())->UnPackTo(&p);
+  return p;
+}
+
+fb::OpT& op_of_kind(fb::ProgramT& p, const std::string& kind) {
+  for (auto& op : p.ops)
+    if (op->kind == kind) return *op;
+  throw std::runtime_error("no op " + kind);
+}
+
+TEST(Loader, NetworkOpsLoadAndDamagedParametersAreNamed) {
+  EXPECT_EQ(error_of(nn_bytes()), "");
+  auto damaged = [](const std::string& kind, auto damage) {
+    fb::ProgramT p = nn_unpacked();
+    damage(op_of_kind(p, kind));
+    return error_of(pack(p));
+  };
+  // Sets field `i` of the op's window (schema order: kernel h/w, stride h/w, padding t/l/b/r,
+  // dilation h/w) to `v`.
+  auto set_window = [](fb::OpT& op, int i, uint32_t v) {
+    std::unique_ptr<fb::Window2d>& w = op.params.type == fb::OpParams::Conv2d
+                                           ? op.params.AsConv2d()->window
+                                           : op.params.AsPool2d()->window;
+    uint32_t f[10] = {w->kernel_h(),   w->kernel_w(),  w->stride_h(),   w->stride_w(),
+                      w->pad_top(),    w->pad_left(),  w->pad_bottom(), w->pad_right(),
+                      w->dilation_h(), w->dilation_w()};
+    f[i] = v;
+    w = std::make_unique<fb::Window2d>(f[0], f[1], f[2], f[3], f[4], f[5], f[6], f[7], f[8], f[9]);
+  };
+  EXPECT_THAT(damaged("conv2d", [&](fb::OpT& op) { set_window(op, 1, 2); }),
+              HasSubstr(".params.window: expected the weight's 3x3 kernel"));
+  EXPECT_THAT(damaged("conv2d", [&](fb::OpT& op) { set_window(op, 2, 0); }),
+              HasSubstr("expected kernel, stride and dilation in [1, 1048576]"));
+  EXPECT_THAT(damaged("conv2d", [](fb::OpT& op) { op.params.AsConv2d()->groups = 3; }),
+              HasSubstr(".params.groups: expected groups dividing 4 input and 6 output"));
+  EXPECT_THAT(damaged("conv2d", [](fb::OpT& op) { op.params.AsConv2d()->window.reset(); }),
+              HasSubstr("expected the weight's 3x3 kernel"));
+  EXPECT_THAT(damaged("conv2d", [](fb::OpT& op) { op.params.AsConv2d()->has_bias = false; }),
+              HasSubstr(".params.has_bias"));
+  EXPECT_THAT(damaged("conv2d", [&](fb::OpT& op) { set_window(op, 4, 0); }),
+              HasSubstr("ops[3]: expected the conv2d result shape [1, 6, 8, 9], got [1, 6, 9, 9]"));
+  EXPECT_THAT(damaged("max_pool2d", [&](fb::OpT& op) { set_window(op, 0, 40); }),
+              HasSubstr("expected the dilated kernel inside the padded 9x9 input"));
+  EXPECT_THAT(damaged("avg_pool2d", [&](fb::OpT& op) { set_window(op, 9, 5); }),
+              HasSubstr("expected the dilated kernel inside the padded 9x9 input"));
+  EXPECT_THAT(
+      damaged("max_pool2d",
+              [](fb::OpT& op) { op.params.AsPool2d()->kind = static_cast<fb::PoolKind>(9); }),
+      HasSubstr(".params.kind: expected max or avg"));
+  EXPECT_THAT(damaged("layer_norm", [](fb::OpT& op) { op.params.AsLayerNorm()->axis = 3; }),
+              HasSubstr(".params.axis: expected a dim of the rank-3 input, got 3"));
+  EXPECT_THAT(damaged("layer_norm", [](fb::OpT& op) { op.params.AsLayerNorm()->epsilon = -1; }),
+              HasSubstr("expected a non-negative epsilon"));
+  EXPECT_THAT(
+      damaged("layer_norm", [](fb::OpT& op) { op.params.AsLayerNorm()->has_scale = false; }),
+      HasSubstr("expected a bias only with a scale"));
+  EXPECT_THAT(damaged("take", [](fb::OpT& op) { op.params.AsTake()->dim = -1; }),
+              HasSubstr(".params.dim: expected a dim of the rank-3 data, got -1"));
+  EXPECT_THAT(damaged("take", [](fb::OpT& op) { op.params.AsTake()->dim = 0; }),
+              HasSubstr("expected the take result shape [3, 5, 16], got [2, 3, 16]"));
+  EXPECT_THAT(damaged("where", [](fb::OpT& op) { op.inputs.pop_back(); }),
+              HasSubstr(".inputs: expected 3..3 inputs, got 2"));
+  EXPECT_THAT(
+      damaged("lt",
+              [](fb::OpT& op) { op.params.AsBinary()->kind = static_cast<fb::BinaryKind>(42); }),
+      HasSubstr("expected a known binary op"));
+}
+
+TEST(Loader, TakeIndicesOutsideTheTableAreARunTimeError) {
+  Graph g;
+  Builder b(g);
+  Value table_in = b.input("table", {4, 8});
+  b.output(b.take(table_in, b.input("ids", {2, 3}, DType::I32)));
+  Program p = Program::parse(
+      lowering::lower_plan(plan_for(g, {{1, 1}}), tilesat::testing::test_device(1, 1)), "t");
+  Tensor table(TensorType{DType::F32, Shape{4, 8}, {}});
+  Tensor ids(TensorType{DType::I32, Shape{2, 3}, {}}, {0.0f, 1.0f, -4.0f, 3.0f, 4.0f, 2.0f});
+  Runner r(p, 1);
+  try {
+    r.run(std::vector<Tensor>{table, ids});
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(),
+                HasSubstr("(take): expected indices in [-4, 4), got 4 at flat position 4"));
+  }
 }
 
 TEST(Loader, LoadNamesTheMissingFile) {

@@ -1,6 +1,7 @@
 // conv.cpp: 2-D convolution and pooling over NCHW tensors (batch, channels, height, width),
 // with strides, padding [top, left, bottom, right], dilation and, for conv2d, groups.
 #include "ops/op_impl.h"
+#include "tilesat/graph/window.h"
 
 #include <cmath>
 #include <fmt/format.h>
@@ -32,21 +33,16 @@ const IntList& pair_attr(const Attrs& attrs, std::string_view name, size_t n, bo
   return v;
 }
 
-// Output extent of one spatial dim; ceil_mode keeps a last partial window that starts inside
-// the input or its leading padding.
+// Output extent of one spatial dim (tilesat/graph/window.h).
 int64_t out_extent(int64_t in, int64_t k, int64_t s, int64_t p0, int64_t p1, int64_t d,
                    bool ceil_mode, std::string_view which) {
-  int64_t span = d * (k - 1) + 1;
-  int64_t padded = in + p0 + p1;
-  if (padded < span) {
+  std::optional<int64_t> out = window_extent(in, k, s, p0, p1, d, ceil_mode);
+  if (!out) {
     fail(fmt::format("expected the padded {} ({}) to be at least the dilated kernel extent "
                      "({}), got less",
-                     which, padded, span));
+                     which, in + p0 + p1, d * (k - 1) + 1));
   }
-  int64_t n = padded - span;
-  int64_t out = (ceil_mode ? (n + s - 1) / s : n / s) + 1;
-  if (ceil_mode && (out - 1) * s >= in + p0) --out;
-  return out;
+  return *out;
 }
 
 Window window(const Shape& x, int64_t kh, int64_t kw, const Attrs& attrs, bool ceil_mode) {

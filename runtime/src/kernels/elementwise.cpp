@@ -66,6 +66,12 @@ float apply_binary(fb::BinaryKind k, float a, float b) {
     float s = a + b;
     return s > 0.0f ? s : 0.0f;
   }
+  case fb::BinaryKind::Equal:
+    return a == b ? 1.0f : 0.0f;
+  case fb::BinaryKind::Less:
+    return a < b ? 1.0f : 0.0f;
+  case fb::BinaryKind::Greater:
+    return a > b ? 1.0f : 0.0f;
   }
   return a;
 }
@@ -93,6 +99,13 @@ std::vector<int64_t> right_aligned(size_t rank, size_t out_rank) {
   std::vector<int64_t> m;
   for (size_t i = 0; i < rank; ++i) m.push_back(static_cast<int64_t>(out_rank - rank + i));
   return m;
+}
+
+BroadcastInputs::BroadcastInputs(OpContext& ctx) : out(ctx.output.shape) {
+  for (const TensorRef& in : ctx.inputs) {
+    values.push_back(read_logical(ctx.memory, in));
+    strides.push_back(mapped_strides(in.shape, out, right_aligned(in.shape.size(), out.size())));
+  }
 }
 
 void run_copy(OpContext& ctx) {
@@ -143,13 +156,7 @@ void run_binary(OpContext& ctx) {
 
 void run_fused(OpContext& ctx) {
   std::vector<const fb::FusedNode*> nodes = fused_nodes(*ctx.op.params_as_FusedEltwise());
-  const std::vector<int64_t>& out = ctx.output.shape;
-  std::vector<std::vector<float>> values;
-  std::vector<std::vector<int64_t>> st;
-  for (const TensorRef& in : ctx.inputs) {
-    values.push_back(read_logical(ctx.memory, in));
-    st.push_back(mapped_strides(in.shape, out, right_aligned(in.shape.size(), out.size())));
-  }
+  BroadcastInputs in(ctx);
   // Inner results round to the dtype as the unfused ops would (bfp8_b rounds as bf16 between
   // ops, as the reference interpreter does).
   fb::DType dt = ctx.output.dtype();
@@ -165,11 +172,9 @@ void run_fused(OpContext& ctx) {
       for (size_t i = 0; i < nodes.size(); ++i) {
         const fb::FusedNode& n = *nodes[i];
         switch (n.kind()) {
-        case fb::FusedNodeKind::Input: {
-          uint32_t in = n.input();
-          val[i] = values[in][static_cast<size_t>(operand_offset(f, out, st[in]))];
+        case fb::FusedNodeKind::Input:
+          val[i] = in.at(n.input(), f);
           break;
-        }
         case fb::FusedNodeKind::Literal:
           val[i] = n.literal();
           break;

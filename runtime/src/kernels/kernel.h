@@ -79,6 +79,19 @@ inline int64_t operand_offset(int64_t flat, const std::vector<int64_t>& out_shap
   return off;
 }
 
+/// Every input of an op as logical row-major floats, each broadcast to the output's shape by
+/// NumPy right alignment (fused elementwise, where).
+///   BroadcastInputs in(ctx);  in.at(1, f)  // input 1's element for output element f
+struct BroadcastInputs {
+  explicit BroadcastInputs(OpContext& ctx);
+  float at(size_t input, int64_t flat) const {
+    return values[input][static_cast<size_t>(operand_offset(flat, out, strides[input]))];
+  }
+  std::vector<int64_t> out;
+  std::vector<std::vector<float>> values;
+  std::vector<std::vector<int64_t>> strides;
+};
+
 float apply_unary(fb::UnaryKind k, float x);
 float apply_binary(fb::BinaryKind k, float a, float b);
 
@@ -96,5 +109,10 @@ void run_broadcast(OpContext& ctx);
 void run_concat(OpContext& ctx);
 void run_slice(OpContext& ctx);
 void run_constant(OpContext& ctx); // constant, full
+void run_conv2d(OpContext& ctx);
+void run_pool2d(OpContext& ctx); // max and avg
+void run_layer_norm(OpContext& ctx);
+void run_take(OpContext& ctx);
+void run_where(OpContext& ctx);
 
 } // namespace tilesat::runtime::detail

@@ -55,6 +55,12 @@ Placement dram_tile_placement();
 /// Where a graph's arguments are when the program starts: host_placement(), or
 /// dram_tile_placement() when `on_device` (CostOptions::arguments_on_device).
 Placement argument_placement(bool on_device);
+/// Whether op `kind` reads operand `operand` as it is stored, row-major included, so the
+/// planner need not convert it to tiles: conv2d's weight and bias (the device prepares conv
+/// weights itself, and a tile copy of an OIHW weight would pad each KHxKW kernel to a whole
+/// 32x32 tile: 113x the bytes of a 3x3 kernel).
+///   reads_as_stored(OpKind::Conv2d, 1);  // true
+bool reads_as_stored(OpKind kind, size_t operand);
 /// The placements the planner may give a value of `type` that op `producer` computes.
 std::vector<Placement> candidate_placements(const TensorType& type, const Device& device,
                                             OpKind producer, const LayoutChoice& layouts);

@@ -23,6 +23,11 @@ std::vector<egraph::Rewrite> selected_rules(const Options& o) {
   return rules;
 }
 
+RandomInit random_init(const Options& o, RandomInit fallback) {
+  if (o.random_init.empty()) return fallback;
+  return o.random_init == "fan-in" ? RandomInit::FanIn : RandomInit::Uniform;
+}
+
 egraph::RunnerConfig runner_config(const Options& o) {
   egraph::RunnerConfig runner;
   if (o.iter_limit) runner.with_iter_limit(*o.iter_limit);

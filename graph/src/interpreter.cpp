@@ -3,6 +3,7 @@
 
 #include "ops/op_impl.h"
 
+#include <cmath>
 #include <fmt/format.h>
 #include <optional>
 #include <random>
@@ -44,20 +45,23 @@ std::vector<Tensor> evaluate(const Graph& g, std::span<const Tensor> arguments) 
   return results;
 }
 
-std::vector<Tensor> random_arguments(const Graph& g, uint64_t seed) {
+std::vector<Tensor> random_arguments(const Graph& g, uint64_t seed, RandomInit init) {
   // mt19937_64's output sequence is fixed by the standard; the distributions of <random>
   // are not, so values are derived from the raw bits.
   std::mt19937_64 rng(seed);
+  std::vector<int64_t> fan_in;
+  if (init == RandomInit::FanIn) fan_in = argument_fan_in(g);
   std::vector<Tensor> out;
-  for (NodeId id : g.arguments()) {
-    const TensorType& type = g.node(id).type;
+  for (size_t i = 0; i < g.arguments().size(); ++i) {
+    const TensorType& type = g.node(g.arguments()[i]).type;
+    double scale = fan_in.empty() || fan_in[i] == 0 ? 1.0 : std::sqrt(3.0 / fan_in[i]);
     Tensor t(TensorType{type.dtype, type.shape, {}});
     for (float& x : t.data()) {
       uint64_t bits = rng();
       if (type.dtype == DType::I32) {
         x = static_cast<float>(static_cast<int64_t>((bits >> 32) % 17) - 8);
       } else {
-        x = static_cast<float>(static_cast<double>(bits >> 40) * 0x1p-23 - 1.0);
+        x = static_cast<float>((static_cast<double>(bits >> 40) * 0x1p-23 - 1.0) * scale);
       }
     }
     t.round_to_dtype();

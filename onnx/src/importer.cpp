@@ -232,8 +232,8 @@ void check_supported(const ::onnx::GraphProto& graph, const std::string& name) {
   }
 }
 
-std::vector<Tensor> arguments(const ImportedModel& m, uint64_t seed) {
-  std::vector<Tensor> args = random_arguments(m.graph, seed);
+std::vector<Tensor> arguments(const ImportedModel& m, uint64_t seed, RandomInit init) {
+  std::vector<Tensor> args = random_arguments(m.graph, seed, init);
   for (size_t i = 0; i < args.size(); ++i) {
     const Node& a = m.graph.node(m.graph.arguments()[i]);
     auto it = m.weights.find(a.name);

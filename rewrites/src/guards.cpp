@@ -95,9 +95,27 @@ Verdict single_use(const MatchContext& m) {
   return accept_if(m.tensor(0).users <= 1, "the value has more than one user");
 }
 
+// An intermediate value with several users is still fused when all its uses come together
+// at the matched value and none of them feeds a leaf of the match: the linear of
+// gelu(linear(...)), whose GELU was recognized from x * 0.5 * (1 + erf(x / sqrt 2)).
+bool uses_end_in_root(const MatchContext& m, const TensorFacts& f) {
+  const egraph::EGraph& eg = m.egraph();
+  auto at = std::find_if(f.exits.begin(), f.exits.end(),
+                         [&](egraph::Id e) { return eg.find(e) == m.root_class(); });
+  if (at == f.exits.end()) return false;
+  auto exit = static_cast<uint32_t>(at - f.exits.begin());
+  for (egraph::Id leaf : m.leaf_classes()) {
+    for (auto [r, stage] : f.region) {
+      if (stage <= exit && eg.find(r) == leaf) return false;
+    }
+  }
+  return true;
+}
+
 Verdict inner_single_use(const MatchContext& m) {
   for (egraph::Id c : m.inner_classes()) {
-    if (m.analysis()[c].users > 1) {
+    const TensorFacts& f = m.analysis()[c];
+    if (f.users > 1 && !uses_end_in_root(m, f)) {
       return Verdict::decline("an intermediate value has more than one user");
     }
   }
@@ -192,7 +210,8 @@ const std::vector<GuardDef>& table() {
       // ?x has at most one user in the source graph (fusing across it duplicates no work).
       {"single-use", {P::Tensor}, "?x has at most one user", single_use},
       // Every intermediate value of the left side has at most one user (seed 001: fusion only
-      // over op trees).
+      // over op trees), or all its users lead into the matched value and into no leaf (they
+      // were part of what the matched value replaced, e.g. a GELU's decomposition).
       {"inner-single-use", {}, "the left side's inner values have one user each", inner_single_use},
       // ?a and ?b have the same shape.
       {"same-shape", {P::Tensor, P::Tensor}, "?a and ?b have equal shapes", same_shape},

@@ -110,6 +110,15 @@ std::vector<egraph::Id> MatchContext::inner_classes() const {
   return out;
 }
 
+std::vector<egraph::Id> MatchContext::leaf_classes() const {
+  std::vector<egraph::Id> out;
+  if (lhs_ == nullptr) return out;
+  for (const egraph::PatternNode& p : lhs_->nodes()) {
+    if (p.kind == egraph::PatternNode::Kind::kVar) out.push_back(eg_.find(subst_[p.var]));
+  }
+  return out;
+}
+
 egraph::NodeId MatchContext::root_node() const {
   if (lhs_ == nullptr) return egraph::kNoId;
   std::vector<egraph::Id> classes(lhs_->nodes().size(), egraph::kNoId);

@@ -116,10 +116,13 @@ egraph::DidMerge TensorAnalysis::merge(TensorFacts& a, TensorFacts b) const {
   } else if (a.splat && !b.splat) {
     d.from_changed = true;
   }
-  if (b.users > a.users) {
+  // The source value's facts win over those of a node a rewrite made (users 1, no exit).
+  if (b.users > a.users || (b.users == a.users && a.exits.empty() && !b.exits.empty())) {
     a.users = b.users;
+    a.exits = std::move(b.exits);
+    a.region = std::move(b.region);
     d.into_changed = true;
-  } else if (a.users > b.users) {
+  } else if (a.users > b.users || (!a.exits.empty() && b.exits.empty())) {
     d.from_changed = true;
   }
   if (b.is_argument && !a.is_argument) {
@@ -133,6 +136,13 @@ egraph::DidMerge TensorAnalysis::merge(TensorFacts& a, TensorFacts b) const {
 
 void TensorAnalysis::set_source_users(egraph::Id cls, uint32_t users) {
   data_mut(cls).users = users;
+}
+
+void TensorAnalysis::set_source_exits(egraph::Id cls, std::vector<egraph::Id> exits,
+                                      std::vector<std::pair<egraph::Id, uint32_t>> region) {
+  TensorFacts& f = data_mut(cls);
+  f.exits = std::move(exits);
+  f.region = std::move(region);
 }
 
 } // namespace tilesat::rewrites

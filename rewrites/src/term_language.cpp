@@ -1,6 +1,7 @@
 // term_language.cpp: Graph -> tensor e-graph, and a selection of e-nodes -> Graph.
 #include "tilesat/rewrites/term_language.h"
 
+#include "source_exits.h"
 #include "tilesat/graph/diagnostic.h"
 #include "tilesat/rewrites/payload.h"
 
@@ -59,6 +60,19 @@ TensorEGraph to_egraph(const Graph& g, ToEGraphOptions options) {
     users[teg.class_of_node[n]] += static_cast<uint32_t>(g.use_count(n));
   }
   for (const auto& [cls, count] : users) teg.facts->set_source_users(cls, count);
+  // Where the uses of a multi-use value come together, for a class of one source value.
+  std::unordered_map<egraph::Id, int> sources;
+  for (NodeId n = 0; n < g.num_nodes(); ++n) {
+    if (teg.class_of_node[n] != egraph::kNoId) ++sources[teg.class_of_node[n]];
+  }
+  for (const auto& [n, e] : source_exits(g)) {
+    if (sources[teg.class_of_node[n]] != 1) continue;
+    std::vector<egraph::Id> exits;
+    for (NodeId x : e.exits) exits.push_back(teg.class_of_node[x]);
+    std::vector<std::pair<egraph::Id, uint32_t>> region;
+    for (auto [r, stage] : e.region) region.emplace_back(teg.class_of_node[r], stage);
+    teg.facts->set_source_exits(teg.class_of_node[n], std::move(exits), std::move(region));
+  }
   for (const GraphResult& r : g.results()) teg.results.push_back(teg.class_of_node[r.value]);
   return teg;
 }

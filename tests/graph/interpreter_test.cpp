@@ -403,6 +403,46 @@ TEST(RandomArguments, DeterministicInRangeAndRounded) {
   }
 }
 
+// The weight of every contraction, seen through data movement; activations, biases and
+// unused arguments have no fan-in.
+TEST(RandomArguments, FanInOfContractionWeights) {
+  Graph g;
+  Builder b(g);
+  Value x = b.input("x", {1, 8, 6, 6});
+  Value cw = b.weight("cw", {4, 2, 3, 3}); // grouped conv: 2 channels x 3 x 3 each
+  Value h = b.conv2d(x, cw, Conv2dOptions{{1, 1}, {0, 0, 0, 0}, {1, 1}, 4, ""});
+  Value flat = b.reshape(h, {4, 16});  // [4, 16]
+  Value w1 = b.weight("w1", {32, 16}); // transposed, then the rhs: K = 16
+  Value y = b.matmul(flat, b.transpose(w1, 0, 1));
+  Value w2 = b.weight("w2", {10, 32}); // linear with transpose_b: K = 32
+  Value bias = b.weight("bias", {10});
+  MatmulOptions tb;
+  tb.transpose_b = true;
+  Value z = b.linear(y, w2, bias, tb);
+  Value lhs = b.input("lhs", {3, 4}); // the lhs of a matmul is not a weight
+  b.output(b.matmul(lhs, z));
+  b.input("unused", {5});
+  EXPECT_THAT(argument_fan_in(g), ElementsAre(0, 18, 16, 32, 0, 0, 0));
+}
+
+TEST(RandomArguments, FanInScalesWeightsOnly) {
+  Graph g;
+  Builder b(g);
+  Value x = b.input("x", {64, 300});
+  Value w = b.weight("w", {300, 64});
+  b.output(b.matmul(x, w));
+  std::vector<Tensor> plain = random_arguments(g, 3);
+  std::vector<Tensor> scaled = random_arguments(g, 3, RandomInit::FanIn);
+  EXPECT_EQ(plain[0].data(), scaled[0].data());
+  double sum_sq = 0;
+  for (int64_t i = 0; i < plain[1].numel(); ++i) {
+    EXPECT_FLOAT_EQ(scaled[1][i], static_cast<float>(plain[1][i] * std::sqrt(3.0 / 300)));
+    sum_sq += double(scaled[1][i]) * scaled[1][i];
+  }
+  // Variance 1 / fan-in, within sampling error over 19200 values.
+  EXPECT_NEAR(sum_sq / static_cast<double>(plain[1].numel()) * 300, 1.0, 0.05);
+}
+
 // relu(x @ w1^T + b1) @ w2^T + b2, written as plain loops.
 std::vector<float> mlp_by_hand(const Tensor& x, const Tensor& w1, const Tensor& b1,
                                const Tensor& w2, const Tensor& b2) {

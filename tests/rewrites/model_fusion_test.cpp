@@ -49,6 +49,26 @@ REWRITE_TEST(
     },
     "gelu")
 
+// GELU after a linear runs in the linear's kernel although the linear's result has two
+// users in the erf form: both lead into the GELU the rules recognized.
+REWRITE_TEST(
+    ModelFusion, GeluOfLinearFusesIntoIt, "model-fusion,linear-fusion",
+    [](Builder& b) {
+      Value y = b.add(b.matmul(b.input("x", {4, 16}), b.weight("w", {16, 8})), b.weight("b", {8}));
+      b.output(gelu_torch(b, y));
+    },
+    "linear")
+
+// Negative: the linear's result is also a result of the graph, so it must be computed alone.
+REWRITE_TEST(
+    ModelFusion, GeluOfSharedLinearStaysApart, "model-fusion,linear-fusion",
+    [](Builder& b) {
+      Value y = b.add(b.matmul(b.input("x", {4, 16}), b.weight("w", {16, 8})), b.weight("b", {8}));
+      b.output(y);
+      b.output(gelu_torch(b, y));
+    },
+    "linear gelu")
+
 // Negative: a different scale (x / 2) is not GELU.
 REWRITE_TEST(
     ModelFusion, WrongScaleIsNotGelu, kRules,

@@ -47,7 +47,8 @@ int run_check(const Options& o) {
   runtime::Program program = runtime::Program::parse(std::move(bytes), source.name());
 
   // Inputs: an ONNX model's own weights, every other argument drawn from the seed.
-  std::vector<Tensor> args = random_arguments(source, o.random_seed.value_or(1));
+  std::vector<Tensor> args =
+      random_arguments(source, o.random_seed.value_or(1), random_init(o, RandomInit::FanIn));
   for (size_t i = 0; i < source.arguments().size(); ++i) {
     auto w = weights.find(source.node(source.arguments()[i]).name);
     if (w != weights.end()) args[i] = w->second;

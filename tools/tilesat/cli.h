@@ -9,6 +9,7 @@
 #include "tilesat/cost/placement.h"
 #include "tilesat/egraph/rewrite.h"
 #include "tilesat/egraph/runner.h"
+#include "tilesat/graph/interpreter.h"
 #include "tilesat/graph/module.h"
 
 #include <CLI/CLI.hpp>
@@ -32,6 +33,7 @@ struct Options {
   std::vector<std::string> inputs;     // eval: NAME=FILE.npy
   std::optional<uint64_t> random_seed; // eval: draw missing arguments from this seed
   std::string output_dir;              // eval: where results (and drawn inputs) go
+  std::string random_init;             // eval, check: "uniform" or "fan-in"; empty = per verb
   std::string emit = "ttir";           // opt: output form
   std::vector<std::string> rule_sets;  // opt: shipped rule sets; empty = all of them
   std::vector<std::string> rule_files; // opt: user rule files
@@ -81,6 +83,8 @@ int run_check(const Options& o);
 std::vector<egraph::Rewrite> selected_rules(const Options& o);
 /// The `layout` lines of the same rule files: the placements the cost model may choose.
 std::shared_ptr<const cost::LayoutChoice> selected_layouts(const Options& o);
+/// How `--random-init` scales drawn values; `fallback` when the flag is not given.
+RandomInit random_init(const Options& o, RandomInit fallback);
 /// The saturation limits of `--iter-limit`, `--node-limit` and `--time-limit`.
 egraph::RunnerConfig runner_config(const Options& o);
 

@@ -48,7 +48,8 @@ int run_eval(const Options& o) {
   const Graph& g = select_function(file, o.function);
   std::map<std::string, std::string> files = input_files(o, g);
   std::vector<Tensor> drawn;
-  if (o.random_seed) drawn = random_arguments(g, *o.random_seed);
+  if (o.random_seed)
+    drawn = random_arguments(g, *o.random_seed, random_init(o, RandomInit::Uniform));
   std::vector<Tensor> args;
   std::vector<std::string> drawn_names;
   for (size_t i = 0; i < g.arguments().size(); ++i) {

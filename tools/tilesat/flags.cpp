@@ -30,6 +30,13 @@ void node_limit_flag(CLI::App& a, Options& o) {
 void time_limit_flag(CLI::App& a, Options& o) {
   a.add_option("--time-limit", o.time_limit, "saturation seconds (default 5)");
 }
+void random_init_flag(CLI::App& a, Options& o) {
+  a.add_option("--random-init", o.random_init,
+               "scale of drawn floats: uniform (all in [-1, 1)) or fan-in (contraction weights "
+               "with variance 1/fan-in, so deep models stay finite); default: uniform for "
+               "eval (as `run` draws), fan-in for check")
+      ->check(CLI::IsMember({"uniform", "fan-in"}));
+}
 void device_flag(CLI::App& a, Options& o) {
   a.add_option("--device", o.device,
                "plan for this device: a shipped descriptor name (see `tilesat devices`) or "
@@ -72,6 +79,7 @@ const Flag kFlags[] = {
                     "draw every argument not given by --input from this seed, and write the "
                     "drawn values to the output dir as <argname>.npy");
      }},
+    {"eval", random_init_flag},
     {"eval",
      [](CLI::App& a, Options& o) {
        a.add_option("--output-dir", o.output_dir,
@@ -161,6 +169,7 @@ const Flag kFlags[] = {
      [](CLI::App& a, Options& o) {
        a.add_option("--random-inputs", o.random_seed, "seed of the random inputs (default 1)");
      }},
+    {"check", random_init_flag},
     {"check", threads_flag},
     {"opt",
      [](CLI::App& a, Options& o) {

@@ -41,6 +41,11 @@ std::shared_ptr<const cost::LayoutChoice> selected_layouts(const Options& o) {
   return choice;
 }
 
+RandomInit random_init(const Options& o, RandomInit fallback) {
+  if (o.random_init.empty()) return fallback;
+  return o.random_init == "fan-in" ? RandomInit::FanIn : RandomInit::Uniform;
+}
+
 egraph::RunnerConfig runner_config(const Options& o) {
   egraph::RunnerConfig runner;
   if (o.iter_limit) runner.with_iter_limit(*o.iter_limit);

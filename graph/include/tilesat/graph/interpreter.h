@@ -8,6 +8,12 @@
 //
 //   std::vector<Tensor> args = random_arguments(g, /*seed=*/1);
 //   std::vector<Tensor> out = evaluate(g, args);   // one tensor per g.results()
+//
+// Deep models need weights of the right scale to keep values finite: with
+// RandomInit::FanIn, every argument read as the weight of a contraction is drawn with
+// variance 1 / fan-in, as LeCun initialization does.
+//
+//   random_arguments(resnet, 1, RandomInit::FanIn);   // conv weights scaled by 1/sqrt(fan-in)
 #pragma once
 
 #include "tilesat/graph/graph.h"
@@ -23,9 +29,28 @@ namespace tilesat {
 /// when the graph does not verify or an argument does not match its declaration.
 std::vector<Tensor> evaluate(const Graph& g, std::span<const Tensor> arguments);
 
+/// How random_arguments scales the float values it draws.
+enum class RandomInit : uint8_t {
+  /// Every float argument uniform in [-1, 1).
+  Uniform,
+  /// As Uniform, but an argument that argument_fan_in() finds to be a contraction's weight is
+  /// scaled by sqrt(3 / fan_in): uniform with variance 1 / fan_in (LeCun), so a product with
+  /// it keeps its input's scale and a 20-layer net stays far from overflow.
+  FanIn,
+};
+
 /// One deterministic random tensor per argument of `g`: floats uniform in [-1, 1) (rounded to
-/// the argument's dtype), i32 integers in [-8, 8]. The same seed gives the same tensors on
-/// every platform.
-std::vector<Tensor> random_arguments(const Graph& g, uint64_t seed);
+/// the argument's dtype, scaled as `init` says), i32 integers in [-8, 8]. The same seed gives
+/// the same tensors on every platform; the scale does not change which values are drawn.
+std::vector<Tensor> random_arguments(const Graph& g, uint64_t seed,
+                                     RandomInit init = RandomInit::Uniform);
+
+/// Per argument of `g` (in argument order), the number of values each output element of a
+/// contraction sums over when the argument is that contraction's weight: operand 1 of
+/// conv2d (in_channels / groups * kh * kw), matmul or linear (the contracted dim), seen
+/// through transposes, permutes, reshapes and typecasts; 0 for every other argument.
+///
+///   argument_fan_in(g);   // {0, 128, 0}: x, w [128, 64] of matmul(x, w), bias
+std::vector<int64_t> argument_fan_in(const Graph& g);
 
 } // namespace tilesat

@@ -16,6 +16,7 @@
 #pragma once
 
 #include "tilesat/graph/graph.h"
+#include "tilesat/graph/interpreter.h"
 
 #include <cstdint>
 #include <functional>
@@ -60,7 +61,9 @@ ImportedModel import_bytes(std::string_view bytes, const std::string& name,
                            const ImportOptions& options = {});
 
 /// One tensor per argument of `m.graph`, in argument order: each weight's data from the
-/// model, each input drawn as by tilesat::random_arguments(graph, seed).
-std::vector<Tensor> arguments(const ImportedModel& m, uint64_t seed);
+/// model, each input drawn as by tilesat::random_arguments(graph, seed, init) (a
+/// structure-only model's parameters are inputs: RandomInit::FanIn scales them).
+std::vector<Tensor> arguments(const ImportedModel& m, uint64_t seed,
+                              RandomInit init = RandomInit::Uniform);
 
 } // namespace tilesat::onnx

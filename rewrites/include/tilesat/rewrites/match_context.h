@@ -67,6 +67,8 @@ public:
   /// The classes matched by the left side's inner op nodes (neither the root nor a variable),
   /// for guards about intermediate values; empty when there are none.
   std::vector<egraph::Id> inner_classes() const;
+  /// The classes bound to the left side's class variables (its leaves).
+  std::vector<egraph::Id> leaf_classes() const;
   /// The e-node of the root class that the left side matched (kNoId if none is found).
   egraph::NodeId root_node() const;
 

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace tilesat::rewrites {
@@ -29,6 +30,13 @@ struct TensorFacts {
   /// Uses in the source graph (operands and results); a value created by a rewrite counts 1,
   /// the one user it was made for.
   uint32_t users = 0;
+  /// For a value with several source users that all lead into later values (its
+  /// post-dominators; x of `x * 0.5 * (1 + erf(x / sqrt 2))` leads into both multiplies):
+  /// their classes, nearest first, and the classes of the ops on the way, each with the index
+  /// of the first exit it lies before (what a fusion at that exit replaces). Empty when a use
+  /// reaches a result first.
+  std::vector<egraph::Id> exits;
+  std::vector<std::pair<egraph::Id, uint32_t>> region;
   bool is_argument = false;
 };
 
@@ -42,6 +50,9 @@ public:
 
   /// Records that class `cls` has `users` uses in the source graph (called while loading).
   void set_source_users(egraph::Id cls, uint32_t users);
+  /// Records where the source uses of class `cls` come together (called while loading).
+  void set_source_exits(egraph::Id cls, std::vector<egraph::Id> exits,
+                        std::vector<std::pair<egraph::Id, uint32_t>> region);
   /// The graph attributes (defaults filled in) of a payload, cached per payload id.
   const Attrs& attrs_of(const egraph::EGraph& eg, const egraph::ENode& node) const;
 

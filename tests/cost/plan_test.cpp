@@ -169,6 +169,8 @@ TEST(Layouts, WidthShardedPlansAreLegal) {
   for (const PlannedValue& v : p.values) width |= v.placement.memory == MemoryLayout::WidthSharded;
   EXPECT_TRUE(width);
   EXPECT_TRUE(check_legality(p, model).legal);
+}
+
 // A conv2d reads its OIHW weight and its bias as the host stored them: a tile copy would pad
 // every 3x3 kernel to a 32x32 tile. Its input is tilized as every other op's.
 TEST(Plan, Conv2dWeightStaysRowMajor) {

@@ -8,9 +8,6 @@
 #include <cstring>
 #include <fmt/format.h>
 #include <stdexcept>
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 
 namespace tilesat::egraph {
 namespace {
@@ -43,57 +40,6 @@ void append_ids(PodVec<Id>& to, std::span<const Id> ids) {
 } // namespace
 
 void Analysis::modify(EGraph&, Id) {}
-
-// Big blocks come straight from mmap: growing them with mremap moves page mappings instead of
-// copying, and malloc's adaptive mmap threshold cannot turn them into heap blocks (which
-// realloc copies, holding both copies at once).
-void* detail::resize_block(void* p, std::size_t old_bytes, std::size_t new_bytes) {
-#if defined(__linux__)
-  if (new_bytes >= kBigBlock) {
-    void* q = MAP_FAILED;
-    if (p != nullptr && old_bytes >= kBigBlock) {
-      q = mremap(p, old_bytes, new_bytes, MREMAP_MAYMOVE);
-      if (q == MAP_FAILED) { // copy instead
-        q = mmap(nullptr, new_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (q != MAP_FAILED) {
-          std::memcpy(q, p, old_bytes);
-          munmap(p, old_bytes);
-        }
-      }
-    } else {
-      q = mmap(nullptr, new_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-      if (q != MAP_FAILED && p != nullptr) {
-        std::memcpy(q, p, old_bytes);
-        std::free(p);
-      }
-    }
-    if (q == MAP_FAILED) throw std::bad_alloc();
-#if defined(MADV_HUGEPAGE)
-    // The whole mapping, never a part: a part would split it into several kernel areas, and
-    // mremap cannot move a range that spans more than one.
-    madvise(q, new_bytes, MADV_HUGEPAGE);
-#endif
-    return q;
-  }
-#else
-  (void)old_bytes;
-#endif
-  void* q = std::realloc(p, new_bytes);
-  if (q == nullptr) throw std::bad_alloc();
-  return q;
-}
-
-void detail::free_block(void* p, std::size_t bytes) {
-#if defined(__linux__)
-  if (bytes >= kBigBlock) {
-    munmap(p, bytes);
-    return;
-  }
-#else
-  (void)bytes;
-#endif
-  std::free(p);
-}
 
 EGraph::EGraph() : uid_(next_uid()) {}
 EGraph::~EGraph() = default;
@@ -454,9 +400,8 @@ void EGraph::check_invariants() const {
 }
 
 std::size_t EGraph::memory_bytes() const {
-  std::size_t bytes = nodes_.capacity() * sizeof(detail::NodeRecord) +
-                      children_.capacity() * sizeof(Id) + memo_.memory_bytes() +
-                      uf_.memory_bytes() + classes_.capacity() * sizeof(ClassRecord) +
+  std::size_t bytes = nodes_.memory_bytes() + children_.memory_bytes() + memo_.memory_bytes() +
+                      uf_.memory_bytes() + classes_.memory_bytes() +
                       class_ids_.capacity() * sizeof(Id);
   for (const ClassRecord& c : classes_) bytes += c.nodes.heap_bytes() + c.parents.heap_bytes();
   for (const auto& l : op_index_) bytes += l.capacity() * sizeof(Id);

@@ -65,6 +65,19 @@ TEST(PodVec, GrowsPastTheBigBlockSizeKeepingItsEntries) {
   EXPECT_EQ(w[11], 5u);
 }
 
+TEST(PodVec, GrowsPastItsReservationKeepingItsEntries) {
+  // A big block reserves 64 MiB at first; 80 MiB of entries make it move to a larger one.
+  PodVec<std::uint64_t> v;
+  const std::size_t n = (80u << 20) / sizeof(std::uint64_t);
+  for (std::size_t i = 0; i < n; ++i) v.push_back(i * 3);
+  ASSERT_EQ(v.size(), n);
+  EXPECT_GE(v.capacity(), n);
+  EXPECT_GE(v.memory_bytes(), n * sizeof(std::uint64_t));
+  EXPECT_LT(v.memory_bytes(), n * sizeof(std::uint64_t) + (4u << 20)); // the reserve is not counted
+  for (std::size_t i = 0; i < n; i += 4099) ASSERT_EQ(v[i], i * 3);
+  EXPECT_EQ(v.back(), (n - 1) * 3);
+}
+
 TEST(PodVec, DestroysOwningElements) {
   PodVec<IdVec> lists; // IdVec owns a heap block: ASan reports a leak if it is not freed
   for (std::uint32_t i = 0; i < 1000; ++i) {

@@ -21,16 +21,16 @@ std::uint64_t next_uid() {
 class ChildBuffer {
 public:
   explicit ChildBuffer(std::size_t n) : n_(n) {
-    if (n > kInline) heap_ = std::make_unique<Id[]>(n);
+    if (n > kInline) [[unlikely]] heap_.resize(n);
   }
-  Id* data() { return n_ > kInline ? heap_.get() : inline_; }
+  Id* data() { return n_ > kInline ? heap_.data() : inline_; }
   std::span<const Id> span() { return {data(), n_}; }
 
 private:
   static constexpr std::size_t kInline = 8;
   std::size_t n_;
   Id inline_[kInline];
-  std::unique_ptr<Id[]> heap_;
+  std::vector<Id> heap_;
 };
 
 void append_ids(PodVec<Id>& to, std::span<const Id> ids) {
@@ -59,7 +59,9 @@ void EGraph::attach_analysis(std::unique_ptr<Analysis> a) {
 
 // ------------------------------------------------------------------ hash-cons
 
-std::uint32_t EGraph::hash_node(Symbol op, AttrId attrs, std::span<const Id> children) const {
+// Both are hot (every add and every repaired node): inlined into their callers.
+[[gnu::always_inline]] inline std::uint32_t EGraph::hash_node(Symbol op, AttrId attrs,
+                                                              std::span<const Id> children) {
   // Multiply-rotate per word, one avalanche at the end.
   constexpr std::uint64_t k = 0x9e3779b97f4a7c15ull;
   std::uint64_t h = (static_cast<std::uint64_t>(op.id()) << 32 | attrs) * k;
@@ -69,7 +71,8 @@ std::uint32_t EGraph::hash_node(Symbol op, AttrId attrs, std::span<const Id> chi
   return static_cast<std::uint32_t>(h >> 32);
 }
 
-bool EGraph::node_equals(NodeId n, Symbol op, AttrId attrs, std::span<const Id> children) const {
+[[gnu::always_inline]] inline bool EGraph::node_equals(NodeId n, Symbol op, AttrId attrs,
+                                                       std::span<const Id> children) const {
   const detail::NodeRecord& r = nodes_[n];
   if (r.op != op || r.attrs != attrs || r.arity != children.size()) return false;
   const Id* mine = children_.data() + r.begin;
@@ -110,23 +113,84 @@ std::optional<Id> EGraph::lookup_term(const RecExpr& term) const {
 
 // ------------------------------------------------------------------ adding
 
-Id EGraph::add_uncanonical(Symbol op, std::span<const Id> children, AttrId attrs) {
-  if (proofs_) {
-    Id u = proofs_->find_original(op, attrs, children);
-    if (u != kNoId) return u;
+// Inlined into add_uncanonical: a fresh node is the hot path of building an e-graph.
+[[gnu::always_inline]] inline Id EGraph::add_new_node(Symbol op, AttrId attrs,
+                                                      std::span<const Id> canon, std::uint32_t h,
+                                                      std::size_t slot) {
+  Id id = uf_.make_set();
+  auto arity = static_cast<std::uint32_t>(canon.size());
+  auto begin = static_cast<std::uint32_t>(children_.size());
+  nodes_.push_back(detail::NodeRecord{op, attrs, begin, arity, 0});
+  Id* kids = children_.extend(arity);
+  classes_.emplace_back(id);
+  // The node is a parent of each distinct child class once.
+  if (arity <= 2) {
+    if (arity >= 1) {
+      kids[0] = canon[0];
+      classes_[canon[0]].parents.push_back(id);
+    }
+    if (arity == 2) {
+      kids[1] = canon[1];
+      if (canon[1] != canon[0]) classes_[canon[1]].parents.push_back(id);
+    }
+  } else {
+    for (std::uint32_t i = 0; i < arity; ++i) {
+      Id c = canon[i];
+      kids[i] = c;
+      bool seen = false;
+      for (std::uint32_t j = 0; j < i && !seen; ++j) seen = canon[j] == c;
+      if (!seen) classes_[c].parents.push_back(id);
+    }
   }
+  memo_.insert_at(slot, h, id);
+  ++num_classes_;
+  // A new class needs no clean-up: its node list is [id], and id is larger than every parent
+  // already listed, so the children's parent lists stay sorted and unique. Only the class
+  // list and operator index (rebuilt from scratch) are stale.
+  clean_ = false;
+  if (!analyses_.empty()) analyze_new_class(id);
+  return id;
+}
+
+void EGraph::analyze_new_class(Id id) {
+  for (auto& a : analyses_) a->on_add(*this, id);
+  run_modify(id);
+}
+
+Id EGraph::add_uncanonical(Symbol op, std::span<const Id> children, AttrId attrs) {
+  if (proofs_) [[unlikely]]
+    return add_explained(op, children, attrs);
   ChildBuffer buf(children.size());
   Id* canon = buf.data();
   for (std::size_t i = 0; i < children.size(); ++i) canon[i] = uf_.find_mut(children[i]);
-  std::uint32_t h = hash_node(op, attrs, buf.span());
-  std::size_t slot = 0;
   std::span<const Id> kids = buf.span();
+  std::uint32_t h = hash_node(op, attrs, kids);
+  std::size_t slot = 0;
   Id m = memo_.find_slot(
       h, [&](Id cand) { return node_equals(cand, op, attrs, kids); }, slot);
-  if (m == kNoId) return add_new_node(op, attrs, kids, children, h, slot);
-  if (!proofs_) return m;
-  // Explanations: this spelling of an existing node gets its own id, congruent to the node.
-  Id u = uf_.make_set();
+  if (m != kNoId) return m;
+  return add_new_node(op, attrs, kids, h, slot);
+}
+
+Id EGraph::add_explained(Symbol op, std::span<const Id> children, AttrId attrs) {
+  Id u = proofs_->find_original(op, attrs, children);
+  if (u != kNoId) return u;
+  ChildBuffer buf(children.size());
+  Id* canon = buf.data();
+  for (std::size_t i = 0; i < children.size(); ++i) canon[i] = uf_.find_mut(children[i]);
+  std::span<const Id> kids = buf.span();
+  std::uint32_t h = hash_node(op, attrs, kids);
+  std::size_t slot = 0;
+  Id m = memo_.find_slot(
+      h, [&](Id cand) { return node_equals(cand, op, attrs, kids); }, slot);
+  if (m == kNoId) {
+    // Recorded before the analyses run: their modify hooks may add and union nodes.
+    Id id = static_cast<Id>(uf_.size());
+    proofs_->add_original(id, op, attrs, children);
+    return add_new_node(op, attrs, kids, h, slot);
+  }
+  // This spelling of an existing node gets its own id, congruent to the node.
+  u = uf_.make_set();
   nodes_.push_back(detail::NodeRecord{op, attrs, static_cast<std::uint32_t>(children_.size()),
                                       static_cast<std::uint32_t>(children.size()), 1});
   append_ids(children_, children);
@@ -135,34 +199,6 @@ Id EGraph::add_uncanonical(Symbol op, std::span<const Id> children, AttrId attrs
   uf_.union_roots(uf_.find_mut(m), u);
   proofs_->add_edge(u, m, Justification::congruence());
   return u;
-}
-
-Id EGraph::add_new_node(Symbol op, AttrId attrs, std::span<const Id> canon,
-                        std::span<const Id> orig, std::uint32_t h, std::size_t slot) {
-  Id id = uf_.make_set();
-  auto arity = static_cast<std::uint32_t>(canon.size());
-  nodes_.push_back(
-      detail::NodeRecord{op, attrs, static_cast<std::uint32_t>(children_.size()), arity, 0});
-  append_ids(children_, canon);
-  classes_.emplace_back().nodes.push_back(id);
-  for (std::uint32_t i = 0; i < arity; ++i) {
-    Id c = canon[i];
-    bool seen = false;
-    for (std::uint32_t j = 0; j < i && !seen; ++j) seen = canon[j] == c;
-    if (!seen) classes_[c].parents.push_back(id);
-  }
-  memo_.insert_at(slot, h, id);
-  ++num_classes_;
-  // A new class needs no clean-up: its node list is [id], and id is larger than every parent
-  // already listed, so the children's parent lists stay sorted and unique. Only the class
-  // list and operator index (rebuilt from scratch) are stale.
-  clean_ = false;
-  if (proofs_) proofs_->add_original(id, op, attrs, orig);
-  if (!analyses_.empty()) {
-    for (auto& a : analyses_) a->on_add(*this, id);
-    run_modify(id);
-  }
-  return id;
 }
 
 Id EGraph::add_literal(const AttrValue& v) {

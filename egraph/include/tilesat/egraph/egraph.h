@@ -41,6 +41,10 @@ namespace detail {
 
 /// The node and parent lists of one e-class (indexed by id; empty for non-root ids).
 struct ClassRecord {
+  ClassRecord() = default;
+  /// The record of a new class: its founding node, no parents yet.
+  explicit ClassRecord(Id node) : nodes(IdVec::of(node)) {}
+
   IdVec nodes;
   IdVec parents;
 };
@@ -188,11 +192,13 @@ private:
   using ClassRecord = detail::ClassRecord;
 
   void attach_analysis(std::unique_ptr<Analysis> a);
-  std::uint32_t hash_node(Symbol op, AttrId attrs, std::span<const Id> children) const;
+  static std::uint32_t hash_node(Symbol op, AttrId attrs, std::span<const Id> children);
   bool node_equals(NodeId n, Symbol op, AttrId attrs, std::span<const Id> children) const;
   Id lookup_canonical(Symbol op, AttrId attrs, std::span<const Id> canon, std::uint32_t h) const;
-  Id add_new_node(Symbol op, AttrId attrs, std::span<const Id> canon, std::span<const Id> orig,
-                  std::uint32_t h, std::size_t slot);
+  Id add_explained(Symbol op, std::span<const Id> children, AttrId attrs);
+  Id add_new_node(Symbol op, AttrId attrs, std::span<const Id> canon, std::uint32_t h,
+                  std::size_t slot);
+  void analyze_new_class(Id id);
   bool merge_roots(Id a, Id b);
   bool repair(NodeId n);
   void rebuild_classes();

@@ -26,6 +26,13 @@ namespace tilesat::egraph {
 class IdVec {
 public:
   IdVec() = default;
+  /// The list [id].
+  static IdVec of(std::uint32_t id) {
+    IdVec v;
+    v.w_[0] = id;
+    v.size_ = 1;
+    return v;
+  }
   IdVec(const IdVec& other) : IdVec() { assign(other.data(), other.size()); }
   IdVec(IdVec&& other) noexcept : size_(other.size_) {
     std::memcpy(w_, other.w_, sizeof(w_));
@@ -64,9 +71,19 @@ public:
   std::uint32_t back() const { return data()[size() - 1]; }
 
   void push_back(std::uint32_t v) {
+    if (!on_heap()) {
+      if (size_ < kInline) {
+        w_[size_++] = v;
+        return;
+      }
+    } else if (size() < w_[0]) {
+      heap()[size()] = v;
+      ++size_;
+      return;
+    }
     std::uint32_t n = size();
-    if (n == capacity()) grow(n + 1);
-    data()[n] = v;
+    grow(n + 1);
+    heap()[n] = v;
     ++size_;
   }
   void append(std::span<const std::uint32_t> vs) {

@@ -105,6 +105,14 @@ public:
     }
     size_ += n;
   }
+  /// Appends `n` unwritten entries (trivial types only) and returns the first.
+  T* extend(std::size_t n) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    if (size_ + n > cap_) grow(size_ + n);
+    T* to = data_ + size_;
+    size_ += n;
+    return to;
+  }
   void pop_back() {
     --size_;
     data_[size_].~T();
@@ -114,6 +122,12 @@ public:
     if (n > cap_) grow(n);
     for (std::size_t i = size_; i < n; ++i) new (data_ + i) T(v);
     for (std::size_t i = n; i < size_; ++i) data_[i].~T();
+    size_ = n;
+  }
+  /// Grows or shrinks to `n` entries, leaving new ones unwritten (trivial types only).
+  void resize_uninitialized(std::size_t n) {
+    static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>);
+    if (n > cap_) grow(n);
     size_ = n;
   }
   void assign(std::size_t n, const T& v) {

@@ -21,7 +21,8 @@ std::uint64_t next_uid() {
 class ChildBuffer {
 public:
   explicit ChildBuffer(std::size_t n) : n_(n) {
-    if (n > kInline) [[unlikely]] heap_.resize(n);
+    if (n > kInline) [[unlikely]]
+      heap_.resize(n);
   }
   Id* data() { return n_ > kInline ? heap_.data() : inline_; }
   std::span<const Id> span() { return {data(), n_}; }
@@ -358,21 +359,6 @@ void EGraph::rebuild_classes() {
       op_index_[op.id()].push_back(id);
     }
   }
-}
-
-std::span<const NodeId> EGraph::nodes_with_op(Id cls, Symbol op) const {
-  const IdVec& list = classes_[cls].nodes;
-  const NodeId* b = list.begin();
-  const NodeId* e = list.end();
-  if (list.size() <= 8) {
-    while (b != e && nodes_[*b].op < op) ++b;
-    const NodeId* f = b;
-    while (f != e && nodes_[*f].op == op) ++f;
-    return {b, static_cast<std::size_t>(f - b)};
-  }
-  auto lo = std::partition_point(b, e, [&](NodeId n) { return nodes_[n].op < op; });
-  auto hi = std::partition_point(lo, e, [&](NodeId n) { return nodes_[n].op == op; });
-  return {lo, static_cast<std::size_t>(hi - lo)};
 }
 
 // ------------------------------------------------------------------ checking

@@ -28,6 +28,7 @@
 #include "tilesat/egraph/term.h"
 #include "tilesat/egraph/unionfind.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
@@ -170,7 +171,20 @@ public:
   }
   /// The nodes of class `cls` (canonical, rebuilt) with operator `op`: sorted lists make this
   /// a binary search.
-  std::span<const NodeId> nodes_with_op(Id cls, Symbol op) const;
+  std::span<const NodeId> nodes_with_op(Id cls, Symbol op) const {
+    const IdVec& list = classes_[cls].nodes;
+    const NodeId* b = list.begin();
+    const NodeId* e = list.end();
+    if (list.size() <= 8) {
+      while (b != e && nodes_[*b].op < op) ++b;
+      const NodeId* f = b;
+      while (f != e && nodes_[*f].op == op) ++f;
+      return {b, static_cast<std::size_t>(f - b)};
+    }
+    auto lo = std::partition_point(b, e, [&](NodeId n) { return nodes_[n].op < op; });
+    auto hi = std::partition_point(lo, e, [&](NodeId n) { return nodes_[n].op == op; });
+    return {lo, static_cast<std::size_t>(hi - lo)};
+  }
 
   /// Throws std::logic_error describing the first violated invariant: the e-graph must be
   /// rebuilt, every hash-cons node canonical and unique (congruence), class lists consistent

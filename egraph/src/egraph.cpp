@@ -145,9 +145,9 @@ std::optional<Id> EGraph::lookup_term(const RecExpr& term) const {
   }
   memo_.insert_at(slot, h, id);
   ++num_classes_;
-  // A new class needs no clean-up: its node list is [id], and id is larger than every parent
-  // already listed, so the children's parent lists stay sorted and unique. Only the class
-  // list and operator index (rebuilt from scratch) are stale.
+  // A new class needs no clean-up: its node list is [id], and id is new to the children's
+  // parent lists, so they stay free of repeats. Only the class list and operator index
+  // (rebuilt from scratch) are stale.
   clean_ = false;
   if (!analyses_.empty()) analyze_new_class(id);
   return id;
@@ -249,10 +249,8 @@ bool EGraph::merge_roots(Id a, Id b) {
   }
   ClassRecord& ca = classes_[a];
   ClassRecord& cb = classes_[b];
-  ca.nodes.append(cb.nodes.span());
-  ca.parents.append(cb.parents.span());
-  cb.nodes.release();
-  cb.parents.release();
+  ca.nodes.absorb(cb.nodes);
+  ca.parents.absorb(cb.parents);
   mark_dirty(a);
   if (!analyses_.empty()) run_modify(a);
   return true;
@@ -331,13 +329,21 @@ void EGraph::rebuild_classes() {
       Symbol ox = nodes_[x].op, oy = nodes_[y].op;
       return ox != oy ? ox < oy : x < y;
     });
+    // Drop dead parents and repeats (a parent of both merged classes is listed twice): a
+    // stamp per node instead of sorting, as hub classes (constants, symbols) have thousands.
+    if (parent_stamp_.size() < nodes_.size()) parent_stamp_.resize(nodes_.size(), 0);
+    if (++stamp_ == 0) { // wrapped around: forget all stamps
+      std::fill(parent_stamp_.begin(), parent_stamp_.end(), 0);
+      stamp_ = 1;
+    }
+    const std::uint32_t stamp = stamp_;
     k = 0;
-    for (NodeId n : cr.parents)
-      if (!nodes_[n].dead) cr.parents[k++] = n;
+    for (NodeId n : cr.parents) {
+      if (nodes_[n].dead || parent_stamp_[n] == stamp) continue;
+      parent_stamp_[n] = stamp;
+      cr.parents[k++] = n;
+    }
     cr.parents.truncate(k);
-    std::sort(cr.parents.begin(), cr.parents.end());
-    cr.parents.truncate(static_cast<std::uint32_t>(
-        std::unique(cr.parents.begin(), cr.parents.end()) - cr.parents.begin()));
     cr.parents.shrink_if_sparse();
   }
   dirty_.clear();
@@ -368,6 +374,20 @@ void EGraph::check_invariants() const {
   if (!clean_ || !pending_.empty() || !analysis_pending_.empty())
     fail("the e-graph was modified and not rebuilt");
 
+  // Every (class, parent) pair of the parent lists, sorted, for the membership checks.
+  std::vector<std::pair<Id, NodeId>> parent_pairs;
+  for (Id id = 0; id < uf_.size(); ++id) {
+    const IdVec& ps = classes_[id].parents;
+    for (NodeId p : ps) parent_pairs.emplace_back(id, p);
+    if (uf_.is_root(id)) {
+      std::vector<NodeId> sorted(ps.begin(), ps.end());
+      std::sort(sorted.begin(), sorted.end());
+      if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+        fail(fmt::format("class {} lists a parent twice", id));
+    }
+  }
+  std::sort(parent_pairs.begin(), parent_pairs.end());
+
   std::size_t live = 0;
   memo_.for_each([&](std::uint32_t h, Id n) {
     ++live;
@@ -380,11 +400,9 @@ void EGraph::check_invariants() const {
     if (lookup_canonical(r.op, r.attrs, kids, h) != n)
       fail(fmt::format("node {} ({}) is not unique in the hash-cons (congruence broken)", n,
                        r.op.str()));
-    for (Id c : kids) {
-      const IdVec& ps = classes_[c].parents;
-      if (!std::binary_search(ps.begin(), ps.end(), n))
+    for (Id c : kids)
+      if (!std::binary_search(parent_pairs.begin(), parent_pairs.end(), std::pair{c, n}))
         fail(fmt::format("node {} is missing from the parents of class {}", n, c));
-    }
   });
   if (live != memo_.size()) fail("hash-cons size is wrong");
 
@@ -423,7 +441,7 @@ void EGraph::check_invariants() const {
 
 std::size_t EGraph::memory_bytes() const {
   std::size_t bytes = nodes_.memory_bytes() + children_.memory_bytes() + memo_.memory_bytes() +
-                      uf_.memory_bytes() + classes_.memory_bytes() +
+                      uf_.memory_bytes() + classes_.memory_bytes() + parent_stamp_.memory_bytes() +
                       class_ids_.capacity() * sizeof(Id);
   for (const ClassRecord& c : classes_) bytes += c.nodes.heap_bytes() + c.parents.heap_bytes();
   for (const auto& l : op_index_) bytes += l.capacity() * sizeof(Id);

@@ -2,7 +2,9 @@
 #include "tilesat/egraph/pod_vec.h"
 #include "tilesat/egraph/unionfind.h"
 
+#include <algorithm>
 #include <gtest/gtest.h>
+#include <vector>
 
 namespace tilesat::egraph {
 
@@ -45,6 +47,34 @@ TEST(IdVec, InlineThenHeapThenShrink) {
   EXPECT_EQ(m.heap_bytes(), 0u);
   EXPECT_EQ(m[1], 7u);
   EXPECT_EQ(w[101], 99u);
+}
+
+TEST(IdVec, AbsorbMovesEveryIdAndEmptiesTheOther) {
+  auto sorted = [](const IdVec& v) {
+    std::vector<std::uint32_t> out(v.begin(), v.end());
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  IdVec small = IdVec::of(1), big;
+  for (std::uint32_t i = 10; i < 40; ++i) big.push_back(i);
+  small.absorb(big); // takes over big's block
+  EXPECT_TRUE(big.empty());
+  EXPECT_EQ(big.heap_bytes(), 0u);
+  std::vector<std::uint32_t> want{1};
+  for (std::uint32_t i = 10; i < 40; ++i) want.push_back(i);
+  EXPECT_EQ(sorted(small), want);
+  IdVec tiny;
+  tiny.push_back(7);
+  tiny.push_back(8);
+  small.absorb(tiny); // copies into small's spare capacity
+  want.push_back(7);
+  want.push_back(8);
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(sorted(small), want);
+  EXPECT_TRUE(tiny.empty());
+  IdVec a = IdVec::of(5), b = IdVec::of(6);
+  a.absorb(b); // both inline
+  EXPECT_EQ(sorted(a), (std::vector<std::uint32_t>{5, 6}));
 }
 
 TEST(PodVec, GrowsPastTheBigBlockSizeKeepingItsEntries) {

@@ -239,6 +239,8 @@ private:
   std::vector<NodeId> analysis_pending_;
   std::vector<Id> dirty_;
   std::vector<std::uint8_t> dirty_flag_; // id is in dirty_
+  PodVec<std::uint32_t> parent_stamp_;   // per node: the last parent list it was seen in
+  std::uint32_t stamp_ = 0;
 
   std::vector<Id> class_ids_;
   std::vector<std::vector<Id>> op_index_;

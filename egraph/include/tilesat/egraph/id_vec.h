@@ -93,6 +93,31 @@ public:
     std::memcpy(data() + n, vs.data(), vs.size() * sizeof(std::uint32_t));
     size_ += static_cast<std::uint32_t>(vs.size());
   }
+  /// Moves the ids of `other` into this list (in some order) and frees `other`'s storage.
+  /// When this list's storage is too small and `other`'s is big enough, this list takes over
+  /// `other`'s block: merging a short list into a long one then neither copies nor allocates.
+  void absorb(IdVec& other) {
+    std::uint32_t n = size(), m = other.size();
+    if (n + m > capacity() && other.on_heap() && n + m <= other.capacity()) {
+      std::uint32_t* d = other.heap();
+      std::memcpy(d + m, data(), n * sizeof(std::uint32_t));
+      std::uint32_t cap = other.w_[0];
+      other.size_ = 0;
+      release();
+      set_heap(d, cap);
+      size_ = kHeapBit | (n + m);
+      return;
+    }
+    if (m <= kInline && n + m <= capacity()) {
+      std::uint32_t* to = data() + n;
+      const std::uint32_t* from = other.data();
+      for (std::uint32_t i = 0; i < m; ++i) to[i] = from[i];
+      size_ += m;
+    } else {
+      append(other.span());
+    }
+    other.release();
+  }
   void reserve(std::uint32_t n) {
     if (n > capacity()) grow(n);
   }

@@ -319,7 +319,6 @@ void EGraph::rebuild_classes() {
   }
   dirty_.resize(w);
   for (Id c : dirty_) {
-    dirty_flag_[c] = 0;
     ClassRecord& cr = classes_[c];
     std::uint32_t k = 0;
     for (NodeId n : cr.nodes)
@@ -346,25 +345,63 @@ void EGraph::rebuild_classes() {
     cr.parents.truncate(k);
     cr.parents.shrink_if_sparse();
   }
+  update_class_index();
+  for (Id c : dirty_) dirty_flag_[c] = 0;
   dirty_.clear();
+}
 
-  class_ids_.clear();
-  class_ids_.reserve(num_classes_);
-  for (auto& list : op_index_) list.clear();
-  for (Id id = 0; id < uf_.size(); ++id) {
-    if (!uf_.is_root(id)) continue;
-    class_ids_.push_back(id);
+// The class list and the operator index change only where classes merged or lost nodes (the
+// dirty roots, still flagged) and where classes were created since the last rebuild: the
+// lists are filtered and those classes merged in, instead of walking every class's nodes.
+void EGraph::update_class_index() {
+  const auto first_new = static_cast<Id>(indexed_ids_);
+  std::size_t w = 0;
+  for (Id c : class_ids_)
+    if (uf_.is_root(c)) class_ids_[w++] = c;
+  class_ids_.resize(w);
+  for (Id id = first_new; id < uf_.size(); ++id)
+    if (uf_.is_root(id)) class_ids_.push_back(id); // larger than every old id: stays sorted
+
+  // The classes to (re-)index, ascending: dirty old roots, then the new roots.
+  changed_.clear();
+  for (Id c : dirty_)
+    if (c < first_new) changed_.push_back(c);
+  std::sort(changed_.begin(), changed_.end());
+  for (Id id = first_new; id < uf_.size(); ++id)
+    if (uf_.is_root(id)) changed_.push_back(id);
+
+  for (auto& list : op_index_) {
+    w = 0;
+    for (Id c : list)
+      if (uf_.is_root(c) && (c >= dirty_flag_.size() || !dirty_flag_[c])) list[w++] = c;
+    list.resize(w);
+  }
+  std::vector<std::size_t>& sorted_end = index_sorted_end_;
+  sorted_end.resize(op_index_.size());
+  for (std::size_t op = 0; op < op_index_.size(); ++op) sorted_end[op] = op_index_[op].size();
+  for (Id c : changed_) {
     Symbol last;
     bool first = true;
-    for (NodeId n : classes_[id].nodes) {
+    for (NodeId n : classes_[c].nodes) {
       Symbol op = nodes_[n].op;
       if (!first && op == last) continue;
       first = false;
       last = op;
-      if (op.id() >= op_index_.size()) op_index_.resize(op.id() + 1);
-      op_index_[op.id()].push_back(id);
+      if (op.id() >= op_index_.size()) {
+        op_index_.resize(op.id() + 1);
+        sorted_end.resize(op.id() + 1, 0);
+      }
+      op_index_[op.id()].push_back(c);
     }
   }
+  // Each list is now its filtered old part and an ascending tail: merge the two.
+  for (std::size_t op = 0; op < op_index_.size(); ++op) {
+    auto& list = op_index_[op];
+    if (sorted_end[op] != 0 && sorted_end[op] != list.size())
+      std::inplace_merge(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(sorted_end[op]),
+                         list.end());
+  }
+  indexed_ids_ = uf_.size();
 }
 
 // ------------------------------------------------------------------ checking

@@ -216,6 +216,7 @@ private:
   bool merge_roots(Id a, Id b);
   bool repair(NodeId n);
   void rebuild_classes();
+  void update_class_index();
   void run_modify(Id cls);
   void mark_dirty(Id cls) {
     clean_ = false;
@@ -244,6 +245,9 @@ private:
 
   std::vector<Id> class_ids_;
   std::vector<std::vector<Id>> op_index_;
+  std::size_t indexed_ids_ = 0; // ids below this are in class_ids_ / op_index_ if roots
+  std::vector<Id> changed_;     // scratch of update_class_index()
+  std::vector<std::size_t> index_sorted_end_; // scratch of update_class_index()
   std::size_t num_classes_ = 0;
   std::uint64_t uid_;
   bool clean_ = true;

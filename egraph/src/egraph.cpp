@@ -8,9 +8,6 @@
 #include <cstring>
 #include <fmt/format.h>
 #include <stdexcept>
-#if defined(__linux__)
-#include <sys/mman.h>
-#endif
 
 namespace tilesat::egraph {
 namespace {
@@ -24,16 +21,17 @@ std::uint64_t next_uid() {
 class ChildBuffer {
 public:
   explicit ChildBuffer(std::size_t n) : n_(n) {
-    if (n > kInline) heap_ = std::make_unique<Id[]>(n);
+    if (n > kInline) [[unlikely]]
+      heap_.resize(n);
   }
-  Id* data() { return n_ > kInline ? heap_.get() : inline_; }
+  Id* data() { return n_ > kInline ? heap_.data() : inline_; }
   std::span<const Id> span() { return {data(), n_}; }
 
 private:
   static constexpr std::size_t kInline = 8;
   std::size_t n_;
   Id inline_[kInline];
-  std::unique_ptr<Id[]> heap_;
+  std::vector<Id> heap_;
 };
 
 void append_ids(PodVec<Id>& to, std::span<const Id> ids) {
@@ -43,57 +41,6 @@ void append_ids(PodVec<Id>& to, std::span<const Id> ids) {
 } // namespace
 
 void Analysis::modify(EGraph&, Id) {}
-
-// Big blocks come straight from mmap: growing them with mremap moves page mappings instead of
-// copying, and malloc's adaptive mmap threshold cannot turn them into heap blocks (which
-// realloc copies, holding both copies at once).
-void* detail::resize_block(void* p, std::size_t old_bytes, std::size_t new_bytes) {
-#if defined(__linux__)
-  if (new_bytes >= kBigBlock) {
-    void* q = MAP_FAILED;
-    if (p != nullptr && old_bytes >= kBigBlock) {
-      q = mremap(p, old_bytes, new_bytes, MREMAP_MAYMOVE);
-      if (q == MAP_FAILED) { // copy instead
-        q = mmap(nullptr, new_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (q != MAP_FAILED) {
-          std::memcpy(q, p, old_bytes);
-          munmap(p, old_bytes);
-        }
-      }
-    } else {
-      q = mmap(nullptr, new_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-      if (q != MAP_FAILED && p != nullptr) {
-        std::memcpy(q, p, old_bytes);
-        std::free(p);
-      }
-    }
-    if (q == MAP_FAILED) throw std::bad_alloc();
-#if defined(MADV_HUGEPAGE)
-    // The whole mapping, never a part: a part would split it into several kernel areas, and
-    // mremap cannot move a range that spans more than one.
-    madvise(q, new_bytes, MADV_HUGEPAGE);
-#endif
-    return q;
-  }
-#else
-  (void)old_bytes;
-#endif
-  void* q = std::realloc(p, new_bytes);
-  if (q == nullptr) throw std::bad_alloc();
-  return q;
-}
-
-void detail::free_block(void* p, std::size_t bytes) {
-#if defined(__linux__)
-  if (bytes >= kBigBlock) {
-    munmap(p, bytes);
-    return;
-  }
-#else
-  (void)bytes;
-#endif
-  std::free(p);
-}
 
 EGraph::EGraph() : uid_(next_uid()) {}
 EGraph::~EGraph() = default;
@@ -113,7 +60,9 @@ void EGraph::attach_analysis(std::unique_ptr<Analysis> a) {
 
 // ------------------------------------------------------------------ hash-cons
 
-std::uint32_t EGraph::hash_node(Symbol op, AttrId attrs, std::span<const Id> children) const {
+// Both are hot (every add and every repaired node): inlined into their callers.
+[[gnu::always_inline]] inline std::uint32_t EGraph::hash_node(Symbol op, AttrId attrs,
+                                                              std::span<const Id> children) {
   // Multiply-rotate per word, one avalanche at the end.
   constexpr std::uint64_t k = 0x9e3779b97f4a7c15ull;
   std::uint64_t h = (static_cast<std::uint64_t>(op.id()) << 32 | attrs) * k;
@@ -123,7 +72,8 @@ std::uint32_t EGraph::hash_node(Symbol op, AttrId attrs, std::span<const Id> chi
   return static_cast<std::uint32_t>(h >> 32);
 }
 
-bool EGraph::node_equals(NodeId n, Symbol op, AttrId attrs, std::span<const Id> children) const {
+[[gnu::always_inline]] inline bool EGraph::node_equals(NodeId n, Symbol op, AttrId attrs,
+                                                       std::span<const Id> children) const {
   const detail::NodeRecord& r = nodes_[n];
   if (r.op != op || r.attrs != attrs || r.arity != children.size()) return false;
   const Id* mine = children_.data() + r.begin;
@@ -164,23 +114,84 @@ std::optional<Id> EGraph::lookup_term(const RecExpr& term) const {
 
 // ------------------------------------------------------------------ adding
 
-Id EGraph::add_uncanonical(Symbol op, std::span<const Id> children, AttrId attrs) {
-  if (proofs_) {
-    Id u = proofs_->find_original(op, attrs, children);
-    if (u != kNoId) return u;
+// Inlined into add_uncanonical: a fresh node is the hot path of building an e-graph.
+[[gnu::always_inline]] inline Id EGraph::add_new_node(Symbol op, AttrId attrs,
+                                                      std::span<const Id> canon, std::uint32_t h,
+                                                      std::size_t slot) {
+  Id id = uf_.make_set();
+  auto arity = static_cast<std::uint32_t>(canon.size());
+  auto begin = static_cast<std::uint32_t>(children_.size());
+  nodes_.push_back(detail::NodeRecord{op, attrs, begin, arity, 0});
+  Id* kids = children_.extend(arity);
+  classes_.emplace_back(id);
+  // The node is a parent of each distinct child class once.
+  if (arity <= 2) {
+    if (arity >= 1) {
+      kids[0] = canon[0];
+      classes_[canon[0]].parents.push_back(id);
+    }
+    if (arity == 2) {
+      kids[1] = canon[1];
+      if (canon[1] != canon[0]) classes_[canon[1]].parents.push_back(id);
+    }
+  } else {
+    for (std::uint32_t i = 0; i < arity; ++i) {
+      Id c = canon[i];
+      kids[i] = c;
+      bool seen = false;
+      for (std::uint32_t j = 0; j < i && !seen; ++j) seen = canon[j] == c;
+      if (!seen) classes_[c].parents.push_back(id);
+    }
   }
+  memo_.insert_at(slot, h, id);
+  ++num_classes_;
+  // A new class needs no clean-up: its node list is [id], and id is new to the children's
+  // parent lists, so they stay free of repeats. Only the class list and operator index
+  // (rebuilt from scratch) are stale.
+  clean_ = false;
+  if (!analyses_.empty()) analyze_new_class(id);
+  return id;
+}
+
+void EGraph::analyze_new_class(Id id) {
+  for (auto& a : analyses_) a->on_add(*this, id);
+  run_modify(id);
+}
+
+Id EGraph::add_uncanonical(Symbol op, std::span<const Id> children, AttrId attrs) {
+  if (proofs_) [[unlikely]]
+    return add_explained(op, children, attrs);
   ChildBuffer buf(children.size());
   Id* canon = buf.data();
   for (std::size_t i = 0; i < children.size(); ++i) canon[i] = uf_.find_mut(children[i]);
-  std::uint32_t h = hash_node(op, attrs, buf.span());
-  std::size_t slot = 0;
   std::span<const Id> kids = buf.span();
+  std::uint32_t h = hash_node(op, attrs, kids);
+  std::size_t slot = 0;
   Id m = memo_.find_slot(
       h, [&](Id cand) { return node_equals(cand, op, attrs, kids); }, slot);
-  if (m == kNoId) return add_new_node(op, attrs, kids, children, h, slot);
-  if (!proofs_) return m;
-  // Explanations: this spelling of an existing node gets its own id, congruent to the node.
-  Id u = uf_.make_set();
+  if (m != kNoId) return m;
+  return add_new_node(op, attrs, kids, h, slot);
+}
+
+Id EGraph::add_explained(Symbol op, std::span<const Id> children, AttrId attrs) {
+  Id u = proofs_->find_original(op, attrs, children);
+  if (u != kNoId) return u;
+  ChildBuffer buf(children.size());
+  Id* canon = buf.data();
+  for (std::size_t i = 0; i < children.size(); ++i) canon[i] = uf_.find_mut(children[i]);
+  std::span<const Id> kids = buf.span();
+  std::uint32_t h = hash_node(op, attrs, kids);
+  std::size_t slot = 0;
+  Id m = memo_.find_slot(
+      h, [&](Id cand) { return node_equals(cand, op, attrs, kids); }, slot);
+  if (m == kNoId) {
+    // Recorded before the analyses run: their modify hooks may add and union nodes.
+    Id id = static_cast<Id>(uf_.size());
+    proofs_->add_original(id, op, attrs, children);
+    return add_new_node(op, attrs, kids, h, slot);
+  }
+  // This spelling of an existing node gets its own id, congruent to the node.
+  u = uf_.make_set();
   nodes_.push_back(detail::NodeRecord{op, attrs, static_cast<std::uint32_t>(children_.size()),
                                       static_cast<std::uint32_t>(children.size()), 1});
   append_ids(children_, children);
@@ -189,34 +200,6 @@ Id EGraph::add_uncanonical(Symbol op, std::span<const Id> children, AttrId attrs
   uf_.union_roots(uf_.find_mut(m), u);
   proofs_->add_edge(u, m, Justification::congruence());
   return u;
-}
-
-Id EGraph::add_new_node(Symbol op, AttrId attrs, std::span<const Id> canon,
-                        std::span<const Id> orig, std::uint32_t h, std::size_t slot) {
-  Id id = uf_.make_set();
-  auto arity = static_cast<std::uint32_t>(canon.size());
-  nodes_.push_back(
-      detail::NodeRecord{op, attrs, static_cast<std::uint32_t>(children_.size()), arity, 0});
-  append_ids(children_, canon);
-  classes_.emplace_back().nodes.push_back(id);
-  for (std::uint32_t i = 0; i < arity; ++i) {
-    Id c = canon[i];
-    bool seen = false;
-    for (std::uint32_t j = 0; j < i && !seen; ++j) seen = canon[j] == c;
-    if (!seen) classes_[c].parents.push_back(id);
-  }
-  memo_.insert_at(slot, h, id);
-  ++num_classes_;
-  // A new class needs no clean-up: its node list is [id], and id is larger than every parent
-  // already listed, so the children's parent lists stay sorted and unique. Only the class
-  // list and operator index (rebuilt from scratch) are stale.
-  clean_ = false;
-  if (proofs_) proofs_->add_original(id, op, attrs, orig);
-  if (!analyses_.empty()) {
-    for (auto& a : analyses_) a->on_add(*this, id);
-    run_modify(id);
-  }
-  return id;
 }
 
 Id EGraph::add_literal(const AttrValue& v) {
@@ -266,10 +249,8 @@ bool EGraph::merge_roots(Id a, Id b) {
   }
   ClassRecord& ca = classes_[a];
   ClassRecord& cb = classes_[b];
-  ca.nodes.append(cb.nodes.span());
-  ca.parents.append(cb.parents.span());
-  cb.nodes.release();
-  cb.parents.release();
+  ca.nodes.absorb(cb.nodes);
+  ca.parents.absorb(cb.parents);
   mark_dirty(a);
   if (!analyses_.empty()) run_modify(a);
   return true;
@@ -338,7 +319,6 @@ void EGraph::rebuild_classes() {
   }
   dirty_.resize(w);
   for (Id c : dirty_) {
-    dirty_flag_[c] = 0;
     ClassRecord& cr = classes_[c];
     std::uint32_t k = 0;
     for (NodeId n : cr.nodes)
@@ -348,49 +328,80 @@ void EGraph::rebuild_classes() {
       Symbol ox = nodes_[x].op, oy = nodes_[y].op;
       return ox != oy ? ox < oy : x < y;
     });
+    // Drop dead parents and repeats (a parent of both merged classes is listed twice): a
+    // stamp per node instead of sorting, as hub classes (constants, symbols) have thousands.
+    if (parent_stamp_.size() < nodes_.size()) parent_stamp_.resize(nodes_.size(), 0);
+    if (++stamp_ == 0) { // wrapped around: forget all stamps
+      std::fill(parent_stamp_.begin(), parent_stamp_.end(), 0);
+      stamp_ = 1;
+    }
+    const std::uint32_t stamp = stamp_;
     k = 0;
-    for (NodeId n : cr.parents)
-      if (!nodes_[n].dead) cr.parents[k++] = n;
+    for (NodeId n : cr.parents) {
+      if (nodes_[n].dead || parent_stamp_[n] == stamp) continue;
+      parent_stamp_[n] = stamp;
+      cr.parents[k++] = n;
+    }
     cr.parents.truncate(k);
-    std::sort(cr.parents.begin(), cr.parents.end());
-    cr.parents.truncate(static_cast<std::uint32_t>(
-        std::unique(cr.parents.begin(), cr.parents.end()) - cr.parents.begin()));
     cr.parents.shrink_if_sparse();
   }
+  update_class_index();
+  for (Id c : dirty_) dirty_flag_[c] = 0;
   dirty_.clear();
+}
 
-  class_ids_.clear();
-  class_ids_.reserve(num_classes_);
-  for (auto& list : op_index_) list.clear();
-  for (Id id = 0; id < uf_.size(); ++id) {
-    if (!uf_.is_root(id)) continue;
-    class_ids_.push_back(id);
+// The class list and the operator index change only where classes merged or lost nodes (the
+// dirty roots, still flagged) and where classes were created since the last rebuild: the
+// lists are filtered and those classes merged in, instead of walking every class's nodes.
+void EGraph::update_class_index() {
+  const auto first_new = static_cast<Id>(indexed_ids_);
+  std::size_t w = 0;
+  for (Id c : class_ids_)
+    if (uf_.is_root(c)) class_ids_[w++] = c;
+  class_ids_.resize(w);
+  for (Id id = first_new; id < uf_.size(); ++id)
+    if (uf_.is_root(id)) class_ids_.push_back(id); // larger than every old id: stays sorted
+
+  // The classes to (re-)index, ascending: dirty old roots, then the new roots.
+  changed_.clear();
+  for (Id c : dirty_)
+    if (c < first_new) changed_.push_back(c);
+  std::sort(changed_.begin(), changed_.end());
+  for (Id id = first_new; id < uf_.size(); ++id)
+    if (uf_.is_root(id)) changed_.push_back(id);
+
+  for (auto& list : op_index_) {
+    w = 0;
+    for (Id c : list)
+      if (uf_.is_root(c) && (c >= dirty_flag_.size() || !dirty_flag_[c])) list[w++] = c;
+    list.resize(w);
+  }
+  std::vector<std::size_t>& sorted_end = index_sorted_end_;
+  sorted_end.resize(op_index_.size());
+  for (std::size_t op = 0; op < op_index_.size(); ++op) sorted_end[op] = op_index_[op].size();
+  for (Id c : changed_) {
     Symbol last;
     bool first = true;
-    for (NodeId n : classes_[id].nodes) {
+    for (NodeId n : classes_[c].nodes) {
       Symbol op = nodes_[n].op;
       if (!first && op == last) continue;
       first = false;
       last = op;
-      if (op.id() >= op_index_.size()) op_index_.resize(op.id() + 1);
-      op_index_[op.id()].push_back(id);
+      if (op.id() >= op_index_.size()) {
+        op_index_.resize(op.id() + 1);
+        sorted_end.resize(op.id() + 1, 0);
+      }
+      op_index_[op.id()].push_back(c);
     }
   }
-}
-
-std::span<const NodeId> EGraph::nodes_with_op(Id cls, Symbol op) const {
-  const IdVec& list = classes_[cls].nodes;
-  const NodeId* b = list.begin();
-  const NodeId* e = list.end();
-  if (list.size() <= 8) {
-    while (b != e && nodes_[*b].op < op) ++b;
-    const NodeId* f = b;
-    while (f != e && nodes_[*f].op == op) ++f;
-    return {b, static_cast<std::size_t>(f - b)};
+  // Each list is now its filtered old part and an ascending tail: merge the two.
+  for (std::size_t op = 0; op < op_index_.size(); ++op) {
+    auto& list = op_index_[op];
+    if (sorted_end[op] != 0 && sorted_end[op] != list.size())
+      std::inplace_merge(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(sorted_end[op]),
+                         list.end());
   }
-  auto lo = std::partition_point(b, e, [&](NodeId n) { return nodes_[n].op < op; });
-  auto hi = std::partition_point(lo, e, [&](NodeId n) { return nodes_[n].op == op; });
-  return {lo, static_cast<std::size_t>(hi - lo)};
+  indexed_ids_ = uf_.size();
 }
 
 // ------------------------------------------------------------------ checking
@@ -399,6 +410,20 @@ void EGraph::check_invariants() const {
   auto fail = [](std::string msg) { throw std::logic_error("e-graph invariant: " + msg); };
   if (!clean_ || !pending_.empty() || !analysis_pending_.empty())
     fail("the e-graph was modified and not rebuilt");
+
+  // Every (class, parent) pair of the parent lists, sorted, for the membership checks.
+  std::vector<std::pair<Id, NodeId>> parent_pairs;
+  for (Id id = 0; id < uf_.size(); ++id) {
+    const IdVec& ps = classes_[id].parents;
+    for (NodeId p : ps) parent_pairs.emplace_back(id, p);
+    if (uf_.is_root(id)) {
+      std::vector<NodeId> sorted(ps.begin(), ps.end());
+      std::sort(sorted.begin(), sorted.end());
+      if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+        fail(fmt::format("class {} lists a parent twice", id));
+    }
+  }
+  std::sort(parent_pairs.begin(), parent_pairs.end());
 
   std::size_t live = 0;
   memo_.for_each([&](std::uint32_t h, Id n) {
@@ -412,11 +437,9 @@ void EGraph::check_invariants() const {
     if (lookup_canonical(r.op, r.attrs, kids, h) != n)
       fail(fmt::format("node {} ({}) is not unique in the hash-cons (congruence broken)", n,
                        r.op.str()));
-    for (Id c : kids) {
-      const IdVec& ps = classes_[c].parents;
-      if (!std::binary_search(ps.begin(), ps.end(), n))
+    for (Id c : kids)
+      if (!std::binary_search(parent_pairs.begin(), parent_pairs.end(), std::pair{c, n}))
         fail(fmt::format("node {} is missing from the parents of class {}", n, c));
-    }
   });
   if (live != memo_.size()) fail("hash-cons size is wrong");
 
@@ -454,9 +477,8 @@ void EGraph::check_invariants() const {
 }
 
 std::size_t EGraph::memory_bytes() const {
-  std::size_t bytes = nodes_.capacity() * sizeof(detail::NodeRecord) +
-                      children_.capacity() * sizeof(Id) + memo_.memory_bytes() +
-                      uf_.memory_bytes() + classes_.capacity() * sizeof(ClassRecord) +
+  std::size_t bytes = nodes_.memory_bytes() + children_.memory_bytes() + memo_.memory_bytes() +
+                      uf_.memory_bytes() + classes_.memory_bytes() + parent_stamp_.memory_bytes() +
                       class_ids_.capacity() * sizeof(Id);
   for (const ClassRecord& c : classes_) bytes += c.nodes.heap_bytes() + c.parents.heap_bytes();
   for (const auto& l : op_index_) bytes += l.capacity() * sizeof(Id);

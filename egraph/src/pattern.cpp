@@ -147,58 +147,68 @@ void Pattern::search_class(const EGraph& eg, Id cls, Matches& out) const {
   program_.search_class(eg, cls, std::numeric_limits<std::size_t>::max(), out);
 }
 
-Id Pattern::instantiate(EGraph& eg, const Subst& subst, std::span<const Var> var_map) const {
-  constexpr std::size_t kInline = 32;
-  Id inline_ids[kInline];
-  std::vector<Id> heap_ids;
-  Id* ids = inline_ids;
-  if (nodes_.size() > kInline) {
-    heap_ids.resize(nodes_.size());
-    ids = heap_ids.data();
-  }
-  if (attr_cache_uid_ != eg.uid()) {
-    attr_cache_.assign(nodes_.size(), kNoAttrs);
-    for (std::size_t i = 0; i < nodes_.size(); ++i) {
-      const PatternNode& n = nodes_[i];
-      if (n.kind == PatternNode::Kind::kLiteral)
-        attr_cache_[i] = eg.intern_attrs(Attrs::literal(n.literal));
-      bool constant = std::none_of(n.attrs.begin(), n.attrs.end(),
-                                   [](const PatternAttr& a) { return a.is_var; });
-      if (n.kind == PatternNode::Kind::kOp && !n.attrs.empty() && constant) {
-        std::vector<Attr> entries;
-        for (const PatternAttr& a : n.attrs) entries.push_back(Attr{a.key, a.value});
-        attr_cache_[i] = eg.intern_attrs(Attrs(std::move(entries)));
-      }
+void Pattern::fill_attr_cache(EGraph& eg) const {
+  attr_cache_.assign(nodes_.size(), kNoAttrs);
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    const PatternNode& n = nodes_[i];
+    if (n.kind == PatternNode::Kind::kLiteral)
+      attr_cache_[i] = eg.intern_attrs(Attrs::literal(n.literal));
+    bool constant =
+        std::none_of(n.attrs.begin(), n.attrs.end(), [](const PatternAttr& a) { return a.is_var; });
+    if (n.kind == PatternNode::Kind::kOp && !n.attrs.empty() && constant) {
+      std::vector<Attr> entries;
+      for (const PatternAttr& a : n.attrs) entries.push_back(Attr{a.key, a.value});
+      attr_cache_[i] = eg.intern_attrs(Attrs(std::move(entries)));
     }
-    attr_cache_uid_ = eg.uid();
   }
-  Id kids[16];
-  std::vector<Id> wide;
+  attr_cache_uid_ = eg.uid();
+}
+
+AttrId Pattern::intern_varying_attrs(EGraph& eg, std::size_t node, const Subst& subst,
+                                     std::span<const Var> var_map) const {
+  const PatternNode& n = nodes_[node];
+  std::vector<Attr> entries;
+  entries.reserve(n.attrs.size());
+  for (const PatternAttr& a : n.attrs)
+    entries.push_back(Attr{a.key, a.is_var ? subst.attr(var_map[a.var.index]) : a.value});
+  return eg.intern_attrs(Attrs(std::move(entries)));
+}
+
+Id Pattern::instantiate(EGraph& eg, const Subst& subst, std::span<const Var> var_map) const {
+  if (attr_cache_uid_ != eg.uid()) [[unlikely]]
+    fill_attr_cache(eg);
+  const std::size_t n = build_.size(); // >= 1 (the constructor checks)
+  if (n == 0) [[unlikely]]
+    return kNoId;
+  constexpr std::size_t kInline = 32, kInlineKids = 16;
+  Id inline_ids[kInline];
+  Id inline_kids[kInlineKids];
+  std::unique_ptr<Id[]> heap_ids, heap_kids; // only for very large patterns or wide nodes
+  Id* ids = inline_ids;
+  if (n > kInline) [[unlikely]] {
+    heap_ids = std::make_unique<Id[]>(n);
+    ids = heap_ids.get();
+  }
+  const BuildStep* steps = build_.data();
+  const AttrId* cache = attr_cache_.data();
   const std::uint32_t* child_index = build_children_.data();
-  for (std::size_t i = 0; i < build_.size(); ++i) {
-    const BuildStep& s = build_[i];
+  for (std::size_t i = 0; i < n; ++i) {
+    const BuildStep& s = steps[i];
     if (s.kind == PatternNode::Kind::kVar) {
       ids[i] = subst[var_map[s.var]];
       continue;
     }
-    AttrId attrs = attr_cache_[i];
-    if (s.attrs_vary) {
-      const PatternNode& n = nodes_[i];
-      std::vector<Attr> entries;
-      entries.reserve(n.attrs.size());
-      for (const PatternAttr& a : n.attrs)
-        entries.push_back(Attr{a.key, a.is_var ? subst.attr(var_map[a.var.index]) : a.value});
-      attrs = eg.intern_attrs(Attrs(std::move(entries)));
+    AttrId attrs = s.attrs_vary ? intern_varying_attrs(eg, i, subst, var_map) : cache[i];
+    Id* kids = inline_kids;
+    if (s.arity > kInlineKids) [[unlikely]] {
+      heap_kids = std::make_unique<Id[]>(s.arity);
+      kids = heap_kids.get();
     }
-    Id* children = kids;
-    if (s.arity > 16) {
-      wide.resize(s.arity);
-      children = wide.data();
-    }
-    for (std::uint32_t k = 0; k < s.arity; ++k) children[k] = ids[child_index[s.first + k]];
-    ids[i] = eg.add_uncanonical(s.op, std::span<const Id>(children, s.arity), attrs);
+    const std::uint32_t* from = child_index + s.first;
+    for (std::uint32_t k = 0; k < s.arity; ++k) kids[k] = ids[from[k]];
+    ids[i] = eg.add_uncanonical(s.op, std::span<const Id>(kids, s.arity), attrs);
   }
-  return ids[build_.size() - 1];
+  return ids[n - 1];
 }
 
 namespace {

@@ -2,7 +2,9 @@
 #include "tilesat/egraph/pod_vec.h"
 #include "tilesat/egraph/unionfind.h"
 
+#include <algorithm>
 #include <gtest/gtest.h>
+#include <vector>
 
 namespace tilesat::egraph {
 
@@ -47,6 +49,34 @@ TEST(IdVec, InlineThenHeapThenShrink) {
   EXPECT_EQ(w[101], 99u);
 }
 
+TEST(IdVec, AbsorbMovesEveryIdAndEmptiesTheOther) {
+  auto sorted = [](const IdVec& v) {
+    std::vector<std::uint32_t> out(v.begin(), v.end());
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  IdVec small = IdVec::of(1), big;
+  for (std::uint32_t i = 10; i < 40; ++i) big.push_back(i);
+  small.absorb(big); // takes over big's block
+  EXPECT_TRUE(big.empty());
+  EXPECT_EQ(big.heap_bytes(), 0u);
+  std::vector<std::uint32_t> want{1};
+  for (std::uint32_t i = 10; i < 40; ++i) want.push_back(i);
+  EXPECT_EQ(sorted(small), want);
+  IdVec tiny;
+  tiny.push_back(7);
+  tiny.push_back(8);
+  small.absorb(tiny); // copies into small's spare capacity
+  want.push_back(7);
+  want.push_back(8);
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(sorted(small), want);
+  EXPECT_TRUE(tiny.empty());
+  IdVec a = IdVec::of(5), b = IdVec::of(6);
+  a.absorb(b); // both inline
+  EXPECT_EQ(sorted(a), (std::vector<std::uint32_t>{5, 6}));
+}
+
 TEST(PodVec, GrowsPastTheBigBlockSizeKeepingItsEntries) {
   PodVec<std::uint32_t> v;
   const std::uint32_t n = 3 * (1u << 20) / sizeof(std::uint32_t); // three big blocks' worth
@@ -63,6 +93,19 @@ TEST(PodVec, GrowsPastTheBigBlockSizeKeepingItsEntries) {
   w.resize(12, 5);
   EXPECT_EQ(w[9], 63u);
   EXPECT_EQ(w[11], 5u);
+}
+
+TEST(PodVec, GrowsPastItsReservationKeepingItsEntries) {
+  // A big block reserves 64 MiB at first; 80 MiB of entries make it move to a larger one.
+  PodVec<std::uint64_t> v;
+  const std::size_t n = (80u << 20) / sizeof(std::uint64_t);
+  for (std::size_t i = 0; i < n; ++i) v.push_back(i * 3);
+  ASSERT_EQ(v.size(), n);
+  EXPECT_GE(v.capacity(), n);
+  EXPECT_GE(v.memory_bytes(), n * sizeof(std::uint64_t));
+  EXPECT_LT(v.memory_bytes(), n * sizeof(std::uint64_t) + (4u << 20)); // the reserve is not counted
+  for (std::size_t i = 0; i < n; i += 4099) ASSERT_EQ(v[i], i * 3);
+  EXPECT_EQ(v.back(), (n - 1) * 3);
 }
 
 TEST(PodVec, DestroysOwningElements) {

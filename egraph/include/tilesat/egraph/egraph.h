@@ -28,6 +28,7 @@
 #include "tilesat/egraph/term.h"
 #include "tilesat/egraph/unionfind.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <initializer_list>
 #include <memory>
@@ -41,6 +42,10 @@ namespace detail {
 
 /// The node and parent lists of one e-class (indexed by id; empty for non-root ids).
 struct ClassRecord {
+  ClassRecord() = default;
+  /// The record of a new class: its founding node, no parents yet.
+  explicit ClassRecord(Id node) : nodes(IdVec::of(node)) {}
+
   IdVec nodes;
   IdVec parents;
 };
@@ -166,7 +171,20 @@ public:
   }
   /// The nodes of class `cls` (canonical, rebuilt) with operator `op`: sorted lists make this
   /// a binary search.
-  std::span<const NodeId> nodes_with_op(Id cls, Symbol op) const;
+  std::span<const NodeId> nodes_with_op(Id cls, Symbol op) const {
+    const IdVec& list = classes_[cls].nodes;
+    const NodeId* b = list.begin();
+    const NodeId* e = list.end();
+    if (list.size() <= 8) {
+      while (b != e && nodes_[*b].op < op) ++b;
+      const NodeId* f = b;
+      while (f != e && nodes_[*f].op == op) ++f;
+      return {b, static_cast<std::size_t>(f - b)};
+    }
+    auto lo = std::partition_point(b, e, [&](NodeId n) { return nodes_[n].op < op; });
+    auto hi = std::partition_point(lo, e, [&](NodeId n) { return nodes_[n].op == op; });
+    return {lo, static_cast<std::size_t>(hi - lo)};
+  }
 
   /// Throws std::logic_error describing the first violated invariant: the e-graph must be
   /// rebuilt, every hash-cons node canonical and unique (congruence), class lists consistent
@@ -188,14 +206,17 @@ private:
   using ClassRecord = detail::ClassRecord;
 
   void attach_analysis(std::unique_ptr<Analysis> a);
-  std::uint32_t hash_node(Symbol op, AttrId attrs, std::span<const Id> children) const;
+  static std::uint32_t hash_node(Symbol op, AttrId attrs, std::span<const Id> children);
   bool node_equals(NodeId n, Symbol op, AttrId attrs, std::span<const Id> children) const;
   Id lookup_canonical(Symbol op, AttrId attrs, std::span<const Id> canon, std::uint32_t h) const;
-  Id add_new_node(Symbol op, AttrId attrs, std::span<const Id> canon, std::span<const Id> orig,
-                  std::uint32_t h, std::size_t slot);
+  Id add_explained(Symbol op, std::span<const Id> children, AttrId attrs);
+  Id add_new_node(Symbol op, AttrId attrs, std::span<const Id> canon, std::uint32_t h,
+                  std::size_t slot);
+  void analyze_new_class(Id id);
   bool merge_roots(Id a, Id b);
   bool repair(NodeId n);
   void rebuild_classes();
+  void update_class_index();
   void run_modify(Id cls);
   void mark_dirty(Id cls) {
     clean_ = false;
@@ -219,9 +240,14 @@ private:
   std::vector<NodeId> analysis_pending_;
   std::vector<Id> dirty_;
   std::vector<std::uint8_t> dirty_flag_; // id is in dirty_
+  PodVec<std::uint32_t> parent_stamp_;   // per node: the last parent list it was seen in
+  std::uint32_t stamp_ = 0;
 
   std::vector<Id> class_ids_;
   std::vector<std::vector<Id>> op_index_;
+  std::size_t indexed_ids_ = 0; // ids below this are in class_ids_ / op_index_ if roots
+  std::vector<Id> changed_;     // scratch of update_class_index()
+  std::vector<std::size_t> index_sorted_end_; // scratch of update_class_index()
   std::size_t num_classes_ = 0;
   std::uint64_t uid_;
   bool clean_ = true;

@@ -15,6 +15,7 @@
 #include "tilesat/egraph/pod_vec.h"
 
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 namespace tilesat::egraph::detail {
@@ -53,7 +54,7 @@ public:
   }
   /// Inserts `id` at the slot find_slot() gave for `h`, with no change to the table since.
   void insert_at(std::size_t slot, std::uint32_t h, Id id) {
-    if ((size_ + 1) * 10 > slots_.size() * 7) {
+    if (size_ >= grow_at_) {
       insert(h, id);
       return;
     }
@@ -63,7 +64,7 @@ public:
 
   /// Inserts `id` (whose key must not be present already).
   void insert(std::uint32_t h, Id id) {
-    if ((size_ + 1) * 10 > slots_.size() * 7) grow();
+    if (size_ >= grow_at_) grow();
     std::size_t mask = slots_.size() - 1;
     std::size_t i = h & mask;
     while (slots_[i].id != kNoId) i = (i + 1) & mask;
@@ -96,7 +97,7 @@ public:
   }
 
   void reserve(std::size_t n) {
-    while (n * 10 > slots_.size() * 7) grow();
+    while (n > grow_at_) grow();
   }
 
   /// Calls `f(hash, id)` for every entry.
@@ -113,9 +114,12 @@ private:
   };
   static constexpr std::size_t kMinCapacity = 64;
 
-  static void allocate(PodVec<Slot>& slots, std::size_t n) {
+  /// `n` empty slots (all bits set: id kNoId); the table grows before it is 70% full.
+  void allocate(PodVec<Slot>& slots, std::size_t n) {
     slots.reserve(n); // big tables are mapped with huge pages (random probes, few TLB misses)
-    slots.resize(n, Slot{0, kNoId});
+    slots.resize_uninitialized(n);
+    std::memset(static_cast<void*>(slots.data()), 0xff, n * sizeof(Slot));
+    grow_at_ = n * 7 / 10;
   }
 
   void grow() {
@@ -132,6 +136,7 @@ private:
 
   PodVec<Slot> slots_;
   std::size_t size_ = 0;
+  std::size_t grow_at_ = 0; // size at which the next insert grows the table
 };
 
 } // namespace tilesat::egraph::detail

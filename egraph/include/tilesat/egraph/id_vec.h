@@ -26,6 +26,13 @@ namespace tilesat::egraph {
 class IdVec {
 public:
   IdVec() = default;
+  /// The list [id].
+  static IdVec of(std::uint32_t id) {
+    IdVec v;
+    v.w_[0] = id;
+    v.size_ = 1;
+    return v;
+  }
   IdVec(const IdVec& other) : IdVec() { assign(other.data(), other.size()); }
   IdVec(IdVec&& other) noexcept : size_(other.size_) {
     std::memcpy(w_, other.w_, sizeof(w_));
@@ -64,9 +71,19 @@ public:
   std::uint32_t back() const { return data()[size() - 1]; }
 
   void push_back(std::uint32_t v) {
+    if (!on_heap()) {
+      if (size_ < kInline) {
+        w_[size_++] = v;
+        return;
+      }
+    } else if (size() < w_[0]) {
+      heap()[size()] = v;
+      ++size_;
+      return;
+    }
     std::uint32_t n = size();
-    if (n == capacity()) grow(n + 1);
-    data()[n] = v;
+    grow(n + 1);
+    heap()[n] = v;
     ++size_;
   }
   void append(std::span<const std::uint32_t> vs) {
@@ -75,6 +92,31 @@ public:
     reserve(n + static_cast<std::uint32_t>(vs.size()));
     std::memcpy(data() + n, vs.data(), vs.size() * sizeof(std::uint32_t));
     size_ += static_cast<std::uint32_t>(vs.size());
+  }
+  /// Moves the ids of `other` into this list (in some order) and frees `other`'s storage.
+  /// When this list's storage is too small and `other`'s is big enough, this list takes over
+  /// `other`'s block: merging a short list into a long one then neither copies nor allocates.
+  void absorb(IdVec& other) {
+    std::uint32_t n = size(), m = other.size();
+    if (n + m > capacity() && other.on_heap() && n + m <= other.capacity()) {
+      std::uint32_t* d = other.heap();
+      std::memcpy(d + m, data(), n * sizeof(std::uint32_t));
+      std::uint32_t cap = other.w_[0];
+      other.size_ = 0;
+      release();
+      set_heap(d, cap);
+      size_ = kHeapBit | (n + m);
+      return;
+    }
+    if (m <= kInline && n + m <= capacity()) {
+      std::uint32_t* to = data() + n;
+      const std::uint32_t* from = other.data();
+      for (std::uint32_t i = 0; i < m; ++i) to[i] = from[i];
+      size_ += m;
+    } else {
+      append(other.span());
+    }
+    other.release();
   }
   void reserve(std::uint32_t n) {
     if (n > capacity()) grow(n);

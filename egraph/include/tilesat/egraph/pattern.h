@@ -110,6 +110,10 @@ private:
     std::uint32_t arity;
   };
 
+  void fill_attr_cache(EGraph& eg) const;
+  AttrId intern_varying_attrs(EGraph& eg, std::size_t node, const Subst& subst,
+                              std::span<const Var> var_map) const;
+
   detail::Program program_;
   std::vector<BuildStep> build_;
   std::vector<std::uint32_t> build_children_;

@@ -4,9 +4,10 @@
 // millions of entries. std::vector grows by allocating a new block and copying, so at the
 // moment of growth both blocks are resident: the peak memory of a run is the table's size
 // two to three times over. A PodVec keeps small blocks in malloc and maps large ones
-// (>= 1 MiB) directly from the kernel, growing them by remapping pages instead of copying;
-// pages of the reserve never written are not resident, so a PodVec costs only the entries in
-// use. Elements must be relocatable by memcpy (`detail::is_relocatable`).
+// (>= 1 MiB) directly from the kernel: a big block reserves address space several times its
+// need, aligned for 2 MiB huge pages, so it grows in place (and past its reserve by remapping
+// pages, never copying); pages never written are not resident, so a PodVec costs only the
+// entries in use. Elements must be relocatable by memcpy (`detail::is_relocatable`).
 //
 //   tilesat::egraph::PodVec<std::uint32_t> v;
 //   v.push_back(3);
@@ -25,13 +26,17 @@ namespace tilesat::egraph {
 namespace detail {
 
 /// Blocks of at least this many bytes are mapped from the kernel (Linux), not malloc'd.
-inline constexpr std::size_t kBigBlock = std::size_t{1} << 20;
-/// Grows (or first allocates, when `p` is null) a block to `new_bytes`; small blocks use
-/// realloc, big ones mmap / mremap with transparent huge pages (fewer page faults, and fewer
-/// TLB misses where a table is probed at random, as the hash-cons is). Throws std::bad_alloc.
-void* resize_block(void* p, std::size_t old_bytes, std::size_t new_bytes);
-/// Frees a block of `bytes` allocated by resize_block.
+inline constexpr std::size_t kBigBlock = std::size_t{1} << 18;
+/// Grows (or first allocates, when `p` is null) a block to at least `new_bytes` and sets
+/// `new_bytes` to the usable size. Small blocks use realloc; big ones are reserved mappings
+/// (several times the need, 2 MiB aligned, transparent huge pages), so a table grows in place
+/// and faults its pages in 2 MiB at a time. Throws std::bad_alloc.
+void* resize_block(void* p, std::size_t old_bytes, std::size_t& new_bytes);
+/// Frees a block whose usable size resize_block reported as `bytes`.
 void free_block(void* p, std::size_t bytes);
+/// Bytes of a block of usable size `block_bytes` that can be resident when its first
+/// `used_bytes` were written (a big block's untouched reserve is not).
+std::size_t resident_bytes(std::size_t used_bytes, std::size_t block_bytes);
 
 /// True for types a PodVec may move with memcpy; specialise for types that own memory
 /// through plain pointers only (no self-references).
@@ -100,6 +105,14 @@ public:
     }
     size_ += n;
   }
+  /// Appends `n` unwritten entries (trivial types only) and returns the first.
+  T* extend(std::size_t n) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    if (size_ + n > cap_) grow(size_ + n);
+    T* to = data_ + size_;
+    size_ += n;
+    return to;
+  }
   void pop_back() {
     --size_;
     data_[size_].~T();
@@ -109,6 +122,12 @@ public:
     if (n > cap_) grow(n);
     for (std::size_t i = size_; i < n; ++i) new (data_ + i) T(v);
     for (std::size_t i = n; i < size_; ++i) data_[i].~T();
+    size_ = n;
+  }
+  /// Grows or shrinks to `n` entries, leaving new ones unwritten (trivial types only).
+  void resize_uninitialized(std::size_t n) {
+    static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>);
+    if (n > cap_) grow(n);
     size_ = n;
   }
   void assign(std::size_t n, const T& v) {
@@ -123,8 +142,10 @@ public:
       for (std::size_t i = 0; i < size_; ++i) data_[i].~T();
     size_ = 0;
   }
-  /// Bytes of the block (the untouched tail of a large block is not resident).
-  std::size_t memory_bytes() const { return cap_ * sizeof(T); }
+  /// Bytes of the block that may be resident (a big block's unwritten reserve is not).
+  std::size_t memory_bytes() const {
+    return detail::resident_bytes(size_ * sizeof(T), cap_ * sizeof(T));
+  }
 
 private:
   void grow(std::size_t need) {
@@ -134,13 +155,9 @@ private:
   }
   void set_capacity(std::size_t cap) {
     std::size_t bytes = cap * sizeof(T);
-    if (bytes >= detail::kBigBlock) {
-      bytes = (bytes + 4095) & ~std::size_t{4095};
-      cap = bytes / sizeof(T);
-    }
-    data_ = static_cast<T*>(
-        detail::resize_block(static_cast<void*>(data_), cap_ * sizeof(T), cap * sizeof(T)));
-    cap_ = cap;
+    data_ =
+        static_cast<T*>(detail::resize_block(static_cast<void*>(data_), cap_ * sizeof(T), bytes));
+    cap_ = bytes / sizeof(T);
   }
   void destroy() {
     clear();

@@ -68,12 +68,8 @@ public:
   }
   std::uint32_t stride() const { return stride_; }
   std::uint32_t num_class_vars() const { return num_class_vars_; }
-  /// Appends one record (`stride()` words) and returns it for filling.
-  Id* append() {
-    std::size_t at = words_.size();
-    words_.resize(at + stride_, kNoId);
-    return words_.data() + at;
-  }
+  /// Appends one record (`stride()` words, unwritten) and returns it for filling.
+  Id* append() { return words_.extend(stride_); }
   void truncate(std::size_t n) { words_.resize(n * stride_); }
   std::span<const Id> words() const { return {words_.data(), words_.size()}; }
 

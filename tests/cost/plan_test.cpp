@@ -6,6 +6,7 @@
 #include "tilesat/cost/placement.h"
 #include "tilesat/cost/plan_io.h"
 #include "tilesat/cost/planner.h"
+#include "tilesat/graph/conv_attrs.h"
 #include "tilesat/graph/diagnostic.h"
 #include "tilesat/graph/module.h"
 #include "tilesat/graph/parser.h"
@@ -180,6 +181,7 @@ TEST(Plan, Conv2dWeightStaysRowMajor) {
   NodeId b = g.add_argument("b", {DType::F32, Shape{64}});
   Attrs attrs;
   attrs.set("padding", std::vector<int64_t>{1, 1, 1, 1});
+  set_conv_dims(attrs, ConvDims{0, 2, 3, 1}); // NCHW
   g.add_result(g.add_op(OpKind::Conv2d, {x, w, b}, attrs));
   CostModel model(load_device("wormhole_b0"));
   Plan p = plan_graph(g, model);

@@ -126,8 +126,10 @@ ConvLayout conv_layout(std::span<const Shape* const> shapes, const Attrs& attrs)
   if (shapes.size() > 2 && !valid_bias(*shapes[2], l.cout, dims)) {
     std::vector<int64_t> at_channel(4, 1);
     at_channel[static_cast<size_t>(dims.channel)] = l.cout;
-    fail(fmt::format("expected a bias of shape {}, 1x1x1x{} or {}, got {}", l.cout, l.cout,
-                     Shape(at_channel).str(), shapes[2]->str()));
+    std::string forms = fmt::format("{} or 1x1x1x{}", l.cout, l.cout);
+    if (dims.channel != 3)
+      forms = fmt::format("{}, 1x1x1x{} or {}", l.cout, l.cout, Shape(at_channel).str());
+    fail(fmt::format("expected a bias of shape {}, got {}", forms, shapes[2]->str()));
   }
   return l;
 }

@@ -1,10 +1,9 @@
 // conv2d verification errors name the op: dims that are not a permutation, a bias of the wrong
-// shape, a padding of three values; and the lowering's error for a conv that is not NCHW.
+// shape, a padding of three values.
 // RUN: rm -rf %t && split-file --leading-lines %s %t
 // RUN: not %tilesat print %t/dims.mlir 2>&1 | FileCheck %s --check-prefix=DIMS
 // RUN: not %tilesat print %t/bias.mlir 2>&1 | FileCheck %s --check-prefix=BIAS
 // RUN: not %tilesat print %t/padding.mlir 2>&1 | FileCheck %s --check-prefix=PADDING
-// RUN: not %tilesat check %t/nhwc.mlir --device wormhole_b0 2>&1 | FileCheck %s --check-prefix=NHWC
 
 //--- dims.mlir
 func.func @main(%x: tensor<1x4x8x8xf32>, %w: tensor<6x4x3x3xf32>) -> tensor<1x6x6x6xf32> {
@@ -24,12 +23,5 @@ func.func @main(%x: tensor<1x8x8x4xf32>, %w: tensor<6x4x3x3xf32>, %b: tensor<1x6
 func.func @main(%x: tensor<1x8x8x4xf32>, %w: tensor<6x4x3x3xf32>) -> tensor<1x6x6x6xf32> {
   // PADDING: padding.mlir:[[@LINE+1]]:3: error: 'ttir.conv2d' %0: expected 'padding' to be one non-negative value up to 2^20 or a list of 2 or 4, got [1, 1, 1]
   %0 = "ttir.conv2d"(%x, %w) <{padding = array<i32: 1, 1, 1>}> : (tensor<1x8x8x4xf32>, tensor<6x4x3x3xf32>) -> tensor<1x6x6x6xf32>
-  return %0 : tensor<1x6x6x6xf32>
-}
-
-//--- nhwc.mlir
-func.func @main(%x: tensor<1x8x8x4xf32>, %w: tensor<6x4x3x3xf32>) -> tensor<1x6x6x6xf32> {
-  // NHWC: error: 'ttir.conv2d' %{{[0-9]+}}: the runtime's conv2d kernel takes NCHW; this conv's input and result have batch_dim 0, channel_dim 3, height_dim 1, width_dim 2
-  %0 = "ttir.conv2d"(%x, %w) <{stride = 1 : i32}> : (tensor<1x8x8x4xf32>, tensor<6x4x3x3xf32>) -> tensor<1x6x6x6xf32>
   return %0 : tensor<1x6x6x6xf32>
 }

@@ -3,6 +3,7 @@
 
 #include "tilesat/cost/extract_exact.h"
 #include "tilesat/cost/legality.h"
+#include "tilesat/cost/nchw_convs.h"
 #include "tilesat/cost/placement.h"
 #include "tilesat/cost/planner.h"
 #include "tilesat/graph/diagnostic.h"
@@ -234,7 +235,8 @@ Plan extract_plan(const rewrites::TensorEGraph& teg, const CostModel& model,
 DevicePlanResult optimize_for_device(const Graph& g, std::span<const egraph::Rewrite> rules,
                                      const egraph::RunnerConfig& runner, const CostModel& model,
                                      const ExtractOptions& options) {
-  rewrites::TensorEGraph teg = rewrites::to_egraph(g);
+  // The runtime's conv2d kernel takes NCHW: other layouts are planned with permutes around it.
+  rewrites::TensorEGraph teg = rewrites::to_egraph(nchw_convs(g));
   DevicePlanResult out;
   out.report = egraph::Runner(runner).run(teg.egraph, rules);
   out.plan = extract_plan(teg, model, options);

@@ -463,14 +463,15 @@ OpEstimate CostModel::op(OpKind kind, const Attrs& attrs, std::span<const Tensor
   }
   case OpKind::Conv2d: {
     // As a matmul over the unfolded input (im2col): M = N*OH*OW output pixels,
-    // K = input channels per group * KH * KW, N = output channels.
+    // K = input channels per group * KH * KW, N = output channels; M does not depend on the
+    // layout (the dim attributes) of the input and result.
     const Shape& w = inputs[1].type.shape;
     const Shape& o = output.type.shape;
-    if (w.rank() != 4 || o.rank() != 4) break;
+    if (w.rank() != 4 || o.rank() != 4 || w[0] < 1) break;
     MatmulConfig m;
-    m.m = o[0] * o[2] * o[3];
+    m.m = o.numel() / w[0];
     m.k = w[1] * w[2] * w[3];
-    m.n = o[1];
+    m.n = w[0];
     m.in0_tile_bytes = tile_bytes(inputs[0].type.dtype);
     m.in1_tile_bytes = tile_bytes(inputs[1].type.dtype);
     m.out_tile_bytes = tile_bytes(output.type.dtype);

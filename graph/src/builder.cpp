@@ -34,6 +34,12 @@ Attrs conv_attrs(const Conv2dOptions& o) {
   set_window(a, o.stride, o.padding, o.dilation);
   if (o.groups != 1) a.set("groups", o.groups);
   if (!o.activation.empty()) a.set("activation", o.activation);
+  // The dims that differ from the op table's NHWC defaults.
+  const ConvDims nhwc;
+  if (o.dims.batch != nhwc.batch) a.set("batch_dim", o.dims.batch);
+  if (o.dims.height != nhwc.height) a.set("height_dim", o.dims.height);
+  if (o.dims.width != nhwc.width) a.set("width_dim", o.dims.width);
+  if (o.dims.channel != nhwc.channel) a.set("channel_dim", o.dims.channel);
   return a;
 }
 

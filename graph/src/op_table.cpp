@@ -48,13 +48,20 @@ std::vector<AttrSpec> reduce_attrs() {
           defaulted("keep_dim", AttrKind::Bool, false, "keep reduced dims as extent 1")};
 }
 
+// An int list that may be written as one integer (the same value in every position).
+AttrSpec scalar_or_list(std::string_view name, IntList def, std::string_view doc) {
+  AttrSpec s = defaulted(name, AttrKind::IntList, std::move(def), doc);
+  s.scalar_ok = true;
+  return s;
+}
 std::vector<AttrSpec> window_attrs() {
-  return {
-      defaulted("stride", AttrKind::IntList, IntList{1, 1}, "[height, width] step of the window"),
-      defaulted("padding", AttrKind::IntList, IntList{0, 0, 0, 0},
-                "implicit padding [top, left, bottom, right]"),
-      defaulted("dilation", AttrKind::IntList, IntList{1, 1},
-                "[height, width] spacing of the kernel taps")};
+  return {scalar_or_list("stride", IntList{1, 1},
+                         "[height, width] step of the window, or one step for both"),
+          scalar_or_list("padding", IntList{0, 0, 0, 0},
+                         "implicit padding [top, left, bottom, right], [height, width] (the "
+                         "same before and after) or one value for all four sides"),
+          scalar_or_list("dilation", IntList{1, 1},
+                         "[height, width] spacing of the kernel taps, or one spacing for both")};
 }
 std::vector<AttrSpec> pool_attrs() {
   std::vector<AttrSpec> a = window_attrs();
@@ -260,13 +267,24 @@ std::vector<Entry> entries() {
          a.push_back(defaulted("groups", AttrKind::Int, int64_t{1},
                                "channel groups; each output channel sees in_channels / groups "
                                "input channels"));
+         a.back().kept = true;
          a.push_back(defaulted("activation", AttrKind::String, std::string(),
                                "an elementwise unary op applied to the result (\"relu\", "
                                "\"sigmoid\", ...); empty: none"));
+         a.push_back(defaulted("batch_dim", AttrKind::Int, int64_t{0},
+                               "the batch dim of the input and the result"));
+         a.push_back(defaulted("height_dim", AttrKind::Int, int64_t{1},
+                               "the height dim of the input and the result"));
+         a.push_back(defaulted("width_dim", AttrKind::Int, int64_t{2},
+                               "the width dim of the input and the result"));
+         a.push_back(defaulted("channel_dim", AttrKind::Int, int64_t{3},
+                               "the channel dim of the input and the result"));
          return a;
        }(),
-       "2-D cross-correlation of an NCHW input with an OIHW weight (O out channels, I in "
-       "channels per group) plus an optional bias of O elements, then an optional elementwise "
+       "2-D cross-correlation of an input (NHWC unless the dim attributes say otherwise, e.g. "
+       "channel_dim = 1, height_dim = 2, width_dim = 3 for NCHW) with an OIHW weight (O out "
+       "channels, I in channels per group) plus an optional bias of O elements (shaped [O], "
+       "1x1x1xO, or O at the channel dim and 1 elsewhere), then an optional elementwise "
        "activation",
        infer_conv2d, eval_conv2d},
       {OpKind::MaxPool2d, 1, 1, 0, pool_attrs(),
@@ -325,8 +343,10 @@ const std::array<OpKind, kNumOpKinds> kAllKinds = {
 };
 
 // The value converted to `kind` when that loses nothing, else nullopt.
-std::optional<AttrValue> coerce(const AttrValue& v, AttrKind kind) {
+std::optional<AttrValue> coerce(const AttrValue& v, const AttrSpec& spec) {
+  AttrKind kind = spec.kind;
   if (attr_kind(v) == kind) return v;
+  if (spec.scalar_ok && attr_kind(v) == AttrKind::Int) return v;
   if (kind == AttrKind::Float) {
     if (const auto* i = std::get_if<int64_t>(&v)) return static_cast<double>(*i);
   }
@@ -391,7 +411,7 @@ Attrs with_defaults(const OpInfo& info, const Attrs& attrs) {
       out.set(std::string(spec.name), *spec.default_value);
       continue;
     }
-    std::optional<AttrValue> c = coerce(*v, spec.kind);
+    std::optional<AttrValue> c = coerce(*v, spec);
     if (!c) {
       fail(fmt::format("expected attribute '{}' to be {}, got {} {}", spec.name,
                        attr_kind_name(spec.kind), attr_kind_name(attr_kind(*v)),

@@ -1,6 +1,7 @@
 // op_params_nn.cpp: the parameters of the network ops: conv2d, max/avg pool, layer_norm,
 // take and where, with axes normalized and the window geometry spelled out per dim.
 #include "op_params.h"
+#include "tilesat/graph/conv_attrs.h"
 #include "tilesat/graph/op.h"
 
 #include <fmt/format.h>
@@ -14,15 +15,13 @@ int64_t norm_axis(int64_t a, int64_t rank) {
   return a < 0 ? a + rank : a;
 }
 
-// The graph's stride / padding / dilation (verified by shape inference: 2, 4 and 2 values
-// up to 2^20) and a kernel extent.
+// The graph's stride / padding / dilation in any written form (verified by shape inference:
+// values up to 2^20) and a kernel extent.
 fb::Window2d window(const Attrs& attrs, int64_t kh, int64_t kw) {
-  const IntList& s = attrs.get<IntList>("stride");
-  const IntList& p = attrs.get<IntList>("padding");
-  const IntList& d = attrs.get<IntList>("dilation");
+  Window2d w = window2d(attrs);
   auto u = [](int64_t v) { return static_cast<uint32_t>(v); };
-  return fb::Window2d(u(kh), u(kw), u(s[0]), u(s[1]), u(p[0]), u(p[1]), u(p[2]), u(p[3]), u(d[0]),
-                      u(d[1]));
+  return fb::Window2d(u(kh), u(kw), u(w.stride_h), u(w.stride_w), u(w.pad_top), u(w.pad_left),
+                      u(w.pad_bottom), u(w.pad_right), u(w.dilation_h), u(w.dilation_w));
 }
 
 } // namespace
@@ -32,6 +31,14 @@ std::optional<fb::OpParamsUnion> nn_params(const Graph& g, NodeId id, const Attr
   fb::OpParamsUnion u;
   switch (n.kind) {
   case OpKind::Conv2d: {
+    ConvDims dims = conv_dims(attrs);
+    if (!dims.is_nchw()) {
+      throw Error(fmt::format(
+          "'ttir.conv2d' {}: the runtime's conv2d kernel takes NCHW; this conv's input and "
+          "result have batch_dim {}, channel_dim {}, height_dim {}, width_dim {} (permute them "
+          "to NCHW and write channel_dim = 1, height_dim = 2, width_dim = 3)",
+          value_name(g, id), dims.batch, dims.channel, dims.height, dims.width));
+    }
     const Shape& w = g.node(n.operands[1]).type.shape;
     fb::Conv2dT p;
     p.window = std::make_unique<fb::Window2d>(window(attrs, w[2], w[3]));

@@ -114,6 +114,7 @@ AttrValue from_egraph_value(const egraph::AttrValue& v, AttrKind kind, std::stri
   case AttrKind::String:
     return v.kind() == K::kString ? AttrValue(v.as_string()) : bad();
   case AttrKind::IntList:
+    if (v.kind() == K::kInt) return AttrValue(v.as_int()); // a scalar-or-list written as one
     return v.kind() == K::kIntList ? AttrValue(v.as_int_list()) : bad();
   case AttrKind::FloatList:
     return v.kind() == K::kString ? AttrValue(parse_float_list(v.as_string())) : bad();
@@ -166,7 +167,8 @@ Attrs from_payload(OpKind kind, const egraph::Attrs& payload) {
   Attrs out = complete_from_payload(kind, payload);
   for (const AttrSpec& spec : op_info(kind).attrs) {
     const AttrValue* v = out.find(spec.name);
-    if (v != nullptr && spec.default_value && *v == *spec.default_value) out.erase(spec.name);
+    if (v != nullptr && !spec.kept && spec.default_value && *v == *spec.default_value)
+      out.erase(spec.name);
   }
   return out;
 }

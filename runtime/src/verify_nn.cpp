@@ -74,8 +74,11 @@ void conv2d(const fb::Conv2d& p, std::span<const Dims> in, const Dims& out) {
           fmt::format("expected has_bias to say whether there is a third input ({} inputs)",
                       in.size()));
   if (p.has_bias()) {
-    require(in[2] == Dims{w[0]}, ".inputs[2]",
-            fmt::format("expected a bias of shape [{}], got {}", w[0], dims_str(in[2])));
+    // [O] or a broadcastable form such as 1x1x1xO: O elements read in order.
+    int64_t elems = 1;
+    for (int64_t e : in[2]) elems *= e;
+    require(elems == w[0] && !in[2].empty(), ".inputs[2]",
+            fmt::format("expected a bias of {} elements, got {}", w[0], dims_str(in[2])));
   }
   require(!p.has_activation() || p.activation() <= fb::UnaryKind::MAX, ".params.activation",
           "expected a known unary op");

@@ -3,10 +3,14 @@
 #include "tilesat/cost/extract.h"
 #include "tilesat/cost/extract_exact.h"
 #include "tilesat/cost/legality.h"
+#include "tilesat/cost/nchw_convs.h"
 #include "tilesat/cost/placement.h"
 #include "tilesat/cost/plan_io.h"
 #include "tilesat/cost/planner.h"
+#include "tilesat/graph/builder.h"
+#include "tilesat/graph/conv_attrs.h"
 #include "tilesat/graph/diagnostic.h"
+#include "tilesat/graph/interpreter.h"
 #include "tilesat/graph/module.h"
 #include "tilesat/graph/parser.h"
 #include "tilesat/rewrites/rule_file.h"
@@ -173,6 +177,32 @@ TEST(Layouts, WidthShardedPlansAreLegal) {
 
 // A conv2d reads its OIHW weight and its bias as the host stored them: a tile copy would pad
 // every 3x3 kernel to a 32x32 tile. Its input is tilized as every other op's.
+// An NHWC conv becomes permute -> NCHW conv -> permute for the NCHW-only kernel, with the
+// same values on random inputs; an NCHW graph is left as it is.
+TEST(Plan, NonNchwConvIsWrappedInPermutes) {
+  Graph g("main");
+  Builder b(g);
+  Value x = b.input("x", {1, 9, 8, 4});
+  Value y = b.conv2d(x, b.weight("w", {6, 2, 3, 3}), b.weight("bias", {1, 1, 1, 6}),
+                     {.stride = {2, 1}, .padding = {1, 0, 2, 1}, .groups = 2, .dims = ConvDims{}});
+  b.output(b.relu(y), "out");
+  Graph d = nchw_convs(g);
+  std::vector<std::string> kinds;
+  for (NodeId id : d.topological_order()) {
+    if (d.node(id).kind != OpKind::Argument) kinds.emplace_back(op_name(d.node(id).kind));
+  }
+  EXPECT_EQ(kinds, (std::vector<std::string>{"permute", "conv2d", "permute", "relu"}));
+  EXPECT_EQ(d.results()[0].name, "out");
+  std::vector<Tensor> args = random_arguments(g, 5);
+  std::vector<Tensor> want = evaluate(g, args), got = evaluate(d, args);
+  EXPECT_EQ(got[0].shape(), want[0].shape());
+  EXPECT_EQ(got[0].data(), want[0].data());
+  Graph nchw("main");
+  Builder bn(nchw);
+  bn.output(bn.conv2d(bn.input("x", {1, 4, 9, 8}), bn.weight("w", {6, 4, 3, 3})));
+  EXPECT_EQ(nchw_convs(nchw).num_nodes(), nchw.num_nodes());
+}
+
 TEST(Plan, Conv2dWeightStaysRowMajor) {
   Graph g("main");
   NodeId x = g.add_argument("x", {DType::F32, Shape{1, 64, 14, 14}});
@@ -180,6 +210,7 @@ TEST(Plan, Conv2dWeightStaysRowMajor) {
   NodeId b = g.add_argument("b", {DType::F32, Shape{64}});
   Attrs attrs;
   attrs.set("padding", std::vector<int64_t>{1, 1, 1, 1});
+  set_conv_dims(attrs, ConvDims{0, 2, 3, 1}); // NCHW
   g.add_result(g.add_op(OpKind::Conv2d, {x, w, b}, attrs));
   CostModel model(load_device("wormhole_b0"));
   Plan p = plan_graph(g, model);

@@ -30,8 +30,69 @@ TEST(Conv2d, InfersNchwOutput) {
   EXPECT_EQ(n.attrs.get<IntList>("stride"), (IntList{2, 2}));
   EXPECT_EQ(n.attrs.get<int64_t>("groups"), 2);
   EXPECT_FALSE(n.attrs.has("dilation"));
+  // Only the NCHW dims are written for a conv with default window and groups.
   Value z = b.conv2d(x, b.weight("w2", {3, 4, 1, 1}));
-  EXPECT_TRUE(g.node(z.id).attrs.empty());
+  EXPECT_EQ(g.node(z.id).attrs.entries().size(), 3u);
+}
+
+TEST(Conv2d, InfersNhwcOutputAndWritesNchwDims) {
+  Graph g;
+  Builder b(g);
+  Value w = b.weight("w", {6, 4, 3, 3});
+  // NHWC (the op table's default dims): no dim attribute is written.
+  Value y = b.conv2d(b.input("x", {2, 9, 9, 4}), w, b.weight("b", {1, 1, 1, 6}),
+                     {.stride = {2, 2}, .dims = ConvDims{}});
+  EXPECT_EQ(b.type(y).shape, (Shape{2, 4, 4, 6}));
+  EXPECT_FALSE(g.node(y.id).attrs.has("channel_dim"));
+  // The builder's default NCHW writes the three dims that differ from NHWC.
+  Value z = b.conv2d(b.input("x2", {2, 4, 9, 9}), w);
+  const Attrs& a = g.node(z.id).attrs;
+  EXPECT_FALSE(a.has("batch_dim"));
+  EXPECT_EQ(a.get<int64_t>("channel_dim"), 1);
+  EXPECT_EQ(a.get<int64_t>("height_dim"), 2);
+  EXPECT_EQ(a.get<int64_t>("width_dim"), 3);
+  EXPECT_EQ(b.type(z).shape, (Shape{2, 6, 7, 7}));
+}
+
+// Scalar and two-value forms of the window attributes mean the spelled-out lists.
+TEST(Conv2d, ScalarAndPairWindowForms) {
+  Attrs a;
+  a.set("stride", int64_t{2});
+  a.set("padding", IntList{1, 3});
+  Window2d w = window2d(complete_attrs(OpKind::Conv2d, a));
+  EXPECT_EQ(w.stride_h, 2);
+  EXPECT_EQ(w.stride_w, 2);
+  EXPECT_EQ(IntList({w.pad_top, w.pad_left, w.pad_bottom, w.pad_right}), (IntList{1, 3, 1, 3}));
+  EXPECT_EQ(w.dilation_h, 1);
+  a.set("padding", IntList{1, 2, 3});
+  EXPECT_THROW(window2d(complete_attrs(OpKind::Conv2d, a)), Error);
+}
+
+// An NHWC conv equals permute to NCHW, the NCHW conv, permute back, on random inputs, for
+// several dim orders (with a 1x1x1xO bias, stride, asymmetric padding, dilation and groups).
+TEST(Conv2d, AnyLayoutEqualsPermutedNchw) {
+  for (ConvDims d : {ConvDims{0, 1, 2, 3}, ConvDims{3, 0, 2, 1}, ConvDims{1, 3, 2, 0}}) {
+    Graph g;
+    Builder b(g);
+    std::array<int64_t, 4> order = d.nchw_order();
+    Shape nchw{2, 4, 7, 6};
+    std::vector<int64_t> dims(4);
+    for (size_t i = 0; i < 4; ++i) dims[static_cast<size_t>(order[i])] = nchw[int64_t(i)];
+    Value x = b.input("x", Shape(dims));
+    Value w = b.weight("w", {6, 2, 3, 2});
+    Value bias = b.weight("b", {1, 1, 1, 6});
+    Conv2dOptions o{.stride = {2, 1}, .padding = {1, 0, 2, 1}, .dilation = {1, 2}, .groups = 2};
+    Conv2dOptions on = o;
+    o.dims = d;
+    b.output(b.conv2d(x, w, bias, o));
+    std::vector<int64_t> to_nchw(order.begin(), order.end()), back(4);
+    for (size_t i = 0; i < 4; ++i) back[static_cast<size_t>(order[i])] = int64_t(i);
+    Value flat = b.reshape(bias, {6});
+    b.output(b.permute(b.conv2d(b.permute(x, to_nchw), w, flat, on), back));
+    std::vector<Tensor> r = evaluate(g, random_arguments(g, 7));
+    ASSERT_EQ(r[0].shape(), r[1].shape());
+    EXPECT_THAT(r[0].data(), Pointwise(FloatNear(1e-5), r[1].data()));
+  }
 }
 
 TEST(Conv2d, Errors) {
@@ -51,11 +112,23 @@ TEST(Conv2d, Errors) {
   EXPECT_EQ(error_of([](Builder& b) {
               b.conv2d(b.input("x", {1, 4, 8, 8}), b.weight("w", {6, 4, 3, 3}), {.stride = {0, 1}});
             }),
-            "'ttir.conv2d' %2: expected 'stride' to hold 2 positive values up to 2^20, got [0, 1]");
+            "'ttir.conv2d' %2: expected 'stride' to be one positive value up to 2^20 or a list of "
+            "2, got [0, 1]");
   EXPECT_EQ(error_of([](Builder& b) {
               b.conv2d(b.input("x", {1, 4, 8, 8}), b.weight("w", {6, 4, 3, 3}), b.weight("b", {5}));
             }),
-            "'ttir.conv2d' %3: expected a bias of shape 6, got 5");
+            "'ttir.conv2d' %3: expected a bias of shape 6, 1x1x1x6 or 1x6x1x1, got 5");
+  EXPECT_EQ(error_of([](Builder& b) {
+              b.conv2d(b.input("x", {1, 4, 8, 8}), b.weight("w", {6, 4, 3, 3}),
+                       b.weight("b", {1, 1, 6, 1}));
+            }),
+            "'ttir.conv2d' %3: expected a bias of shape 6, 1x1x1x6 or 1x6x1x1, got 1x1x6x1");
+  EXPECT_EQ(
+      error_of([](Builder& b) {
+        b.conv2d(b.input("x", {1, 4, 8, 8}), b.weight("w", {6, 4, 3, 3}), {.dims = {0, 2, 2, 1}});
+      }),
+      "'ttir.conv2d' %2: expected batch_dim, channel_dim, height_dim and width_dim to be a "
+      "permutation of 0, 1, 2, 3, got 0, 1, 2, 2");
   EXPECT_EQ(error_of([](Builder& b) {
               b.conv2d(b.input("x", {1, 4, 8, 8}), b.weight("w", {6, 2, 3, 3}), {.groups = 3});
             }),
@@ -122,10 +195,10 @@ TEST(Pool2d, InferAndErrors) {
       }),
       "'ttir.max_pool2d' %1: expected 'kernel_size' to hold 2 positive values up to 2^20, got [3]");
   EXPECT_EQ(error_of([](Builder& bb) {
-              bb.avg_pool2d(bb.input("x", {1, 3, 7, 7}), {3, 3}, {.padding = {1, 1}});
+              bb.avg_pool2d(bb.input("x", {1, 3, 7, 7}), {3, 3}, {.padding = {1, 1, 1}});
             }),
-            "'ttir.avg_pool2d' %1: expected 'padding' to hold 4 non-negative values up to 2^20, "
-            "got [1, 1]");
+            "'ttir.avg_pool2d' %1: expected 'padding' to be one non-negative value up to 2^20 or "
+            "a list of 2 or 4, got [1, 1, 1]");
 }
 
 TEST(Pool2d, MaxValues) {

@@ -182,5 +182,42 @@ REWRITE_TEST(
     },
     "conv2d add multiply")
 
+// An NHWC conv2d (tt-mlir's default layout) of a 1x6x6x3 input to 4 channels, and its bias
+// of `bias_shape` added to it.
+struct NhwcConv {
+  Value conv, sum;
+};
+NhwcConv nhwc_conv_add(Builder& b, Shape bias_shape, std::vector<int64_t> stride = {1, 1}) {
+  Value c = b.conv2d(b.input("x", {1, 6, 6, 3}), b.weight("w", {4, 3, 3, 3}),
+                     Conv2dOptions{.stride = std::move(stride), .dims = ConvDims{}});
+  return {c, b.add(c, b.weight("bias", std::move(bias_shape)))};
+}
+
+// The 1x1x1xC bias becomes the conv's bias operand as is; the fused conv keeps the layout (the
+// reference comparison checks it) and the activation folds into it.
+REWRITE_TEST(
+    ModelFusion, ConvBiasNhwc, kRules,
+    [](Builder& b) {
+      b.output(b.relu(nhwc_conv_add(b, {1, 1, 1, 4}, {2, 2}).sum));
+    },
+    "conv2d")
+
+// Negative: in NHWC a [1, 1, C, 1] bias varies along width, not channels.
+REWRITE_TEST(
+    ModelFusion, NhwcWidthBiasStays, kRules,
+    [](Builder& b) {
+      b.output(nhwc_conv_add(b, {1, 1, 4, 1}).sum);
+    },
+    "conv2d add")
+
+// Negative: an NHWC conv with a second user keeps its bias add.
+REWRITE_TEST(
+    ModelFusion, SharedNhwcConvStays, kRules,
+    [](Builder& b) {
+      NhwcConv c = nhwc_conv_add(b, {1, 1, 1, 4});
+      b.output(b.multiply(c.conv, c.sum));
+    },
+    "conv2d add multiply")
+
 } // namespace
 } // namespace tilesat::rewrites

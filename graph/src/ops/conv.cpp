@@ -1,6 +1,7 @@
 // conv.cpp: 2-D convolution and pooling over NCHW tensors (batch, channels, height, width),
 // with strides, padding [top, left, bottom, right], dilation and, for conv2d, groups.
 #include "ops/op_impl.h"
+#include "tilesat/graph/conv_attrs.h"
 #include "tilesat/graph/window.h"
 
 #include <cmath>
@@ -22,17 +23,6 @@ struct Window {
   int64_t oh = 0, ow = 0;
 };
 
-const IntList& pair_attr(const Attrs& attrs, std::string_view name, size_t n, bool positive) {
-  const IntList& v = attrs.get<IntList>(name);
-  bool ok = v.size() == n;
-  for (int64_t x : v) ok = ok && (positive ? x >= 1 : x >= 0) && x <= (int64_t{1} << 20);
-  if (!ok) {
-    fail(fmt::format("expected '{}' to hold {} {} values up to 2^20, got {}", name, n,
-                     positive ? "positive" : "non-negative", list_str(v)));
-  }
-  return v;
-}
-
 // Output extent of one spatial dim (tilesat/graph/window.h).
 int64_t out_extent(int64_t in, int64_t k, int64_t s, int64_t p0, int64_t p1, int64_t d,
                    bool ceil_mode, std::string_view which) {
@@ -45,23 +35,22 @@ int64_t out_extent(int64_t in, int64_t k, int64_t s, int64_t p0, int64_t p1, int
   return *out;
 }
 
-Window window(const Shape& x, int64_t kh, int64_t kw, const Attrs& attrs, bool ceil_mode) {
+// The window over an input of extents `h` x `w` (tilesat/graph/conv_attrs.h).
+Window window(int64_t h, int64_t w_in, int64_t kh, int64_t kw, const Attrs& attrs, bool ceil_mode) {
+  Window2d g = window2d(attrs);
   Window w;
   w.kh = kh;
   w.kw = kw;
-  const IntList& s = pair_attr(attrs, "stride", 2, true);
-  const IntList& p = pair_attr(attrs, "padding", 4, false);
-  const IntList& d = pair_attr(attrs, "dilation", 2, true);
-  w.sh = s[0];
-  w.sw = s[1];
-  w.pt = p[0];
-  w.pl = p[1];
-  w.pb = p[2];
-  w.pr = p[3];
-  w.dh = d[0];
-  w.dw = d[1];
-  w.oh = out_extent(x[2], kh, w.sh, w.pt, w.pb, w.dh, ceil_mode, "height");
-  w.ow = out_extent(x[3], kw, w.sw, w.pl, w.pr, w.dw, ceil_mode, "width");
+  w.sh = g.stride_h;
+  w.sw = g.stride_w;
+  w.pt = g.pad_top;
+  w.pl = g.pad_left;
+  w.pb = g.pad_bottom;
+  w.pr = g.pad_right;
+  w.dh = g.dilation_h;
+  w.dw = g.dilation_w;
+  w.oh = out_extent(h, kh, w.sh, w.pt, w.pb, w.dh, ceil_mode, "height");
+  w.ow = out_extent(w_in, kw, w.sw, w.pl, w.pr, w.dw, ceil_mode, "width");
   return w;
 }
 
@@ -71,14 +60,43 @@ void check_nchw(const Shape& x) {
 
 struct ConvLayout {
   Window w;
+  ConvDims dims;
   int64_t groups = 1;
+  int64_t batch = 0, cin = 0, h = 0, wd = 0; // input extents
   int64_t cout = 0, cin_per_group = 0;
+  // The result shape: the input's layout with cout channels and the window's extents.
+  Shape result() const {
+    std::vector<int64_t> r(4);
+    r[static_cast<size_t>(dims.batch)] = batch;
+    r[static_cast<size_t>(dims.channel)] = cout;
+    r[static_cast<size_t>(dims.height)] = w.oh;
+    r[static_cast<size_t>(dims.width)] = w.ow;
+    return Shape(r);
+  }
 };
 
+// Whether `b` is a valid conv2d bias for `cout` channels in layout `d`: [cout], 1x1x1xcout
+// (tt-mlir's form) or cout at the channel dim and 1 elsewhere.
+bool valid_bias(const Shape& b, int64_t cout, const ConvDims& d) {
+  if (b == Shape{cout}) return true;
+  if (b.rank() != 4) return false;
+  auto ones_but = [&](int64_t at) {
+    for (int64_t i = 0; i < 4; ++i) {
+      if (b[i] != (i == at ? cout : 1)) return false;
+    }
+    return true;
+  };
+  return ones_but(3) || ones_but(d.channel);
+}
+
 ConvLayout conv_layout(std::span<const Shape* const> shapes, const Attrs& attrs) {
-  const Shape& x = *shapes[0];
+  const Shape& xs = *shapes[0];
   const Shape& wt = *shapes[1];
-  check_nchw(x);
+  check_nchw(xs);
+  ConvDims dims = conv_dims(attrs);
+  // The input's extents in NCHW order.
+  std::array<int64_t, 4> order = dims.nchw_order();
+  Shape x{xs[order[0]], xs[order[1]], xs[order[2]], xs[order[3]]};
   if (wt.rank() != 4) {
     fail(fmt::format("expected a weight of rank 4 (out channels, in channels / groups, kernel "
                      "height, kernel width), got rank {}",
@@ -97,11 +115,21 @@ ConvLayout conv_layout(std::span<const Shape* const> shapes, const Attrs& attrs)
                      x[1] / l.groups, wt[1]));
   }
   if (wt[2] < 1 || wt[3] < 1) fail(fmt::format("expected a non-empty kernel, got {}", wt.str()));
+  l.dims = dims;
+  l.batch = x[0];
+  l.cin = x[1];
+  l.h = x[2];
+  l.wd = x[3];
   l.cout = wt[0];
   l.cin_per_group = wt[1];
-  l.w = window(x, wt[2], wt[3], attrs, false);
-  if (shapes.size() > 2 && *shapes[2] != Shape{l.cout}) {
-    fail(fmt::format("expected a bias of shape {}, got {}", l.cout, shapes[2]->str()));
+  l.w = window(x[2], x[3], wt[2], wt[3], attrs, false);
+  if (shapes.size() > 2 && !valid_bias(*shapes[2], l.cout, dims)) {
+    std::vector<int64_t> at_channel(4, 1);
+    at_channel[static_cast<size_t>(dims.channel)] = l.cout;
+    std::string forms = fmt::format("{} or 1x1x1x{}", l.cout, l.cout);
+    if (dims.channel != 3)
+      forms = fmt::format("{}, 1x1x1x{} or {}", l.cout, l.cout, Shape(at_channel).str());
+    fail(fmt::format("expected a bias of shape {}, got {}", forms, shapes[2]->str()));
   }
   return l;
 }
@@ -120,8 +148,14 @@ std::vector<const Shape*> shapes_of(const EvalArgs& in) {
 
 Window pool_window(const Shape& x, const Attrs& attrs) {
   check_nchw(x);
-  const IntList& k = pair_attr(attrs, "kernel_size", 2, true);
-  return window(x, k[0], k[1], attrs, attrs.get<bool>("ceil_mode"));
+  const IntList& k = attrs.get<IntList>("kernel_size");
+  bool ok = k.size() == 2;
+  for (int64_t v : k) ok = ok && v >= 1 && v <= (int64_t{1} << 20);
+  if (!ok) {
+    fail(fmt::format("expected 'kernel_size' to hold 2 positive values up to 2^20, got {}",
+                     list_str(k)));
+  }
+  return window(x[2], x[3], k[0], k[1], attrs, attrs.get<bool>("ceil_mode"));
 }
 
 // Calls f(out_index, n, c, oy, ox) for every output element of a pool.
@@ -142,7 +176,7 @@ TensorType infer_conv2d(const InferArgs& in) {
   for (size_t i = 1; i < in.operands.size(); ++i) check_same_dtype(x.dtype, in.operands[i]->dtype);
   std::vector<const Shape*> s = shapes_of(in);
   ConvLayout l = conv_layout(s, in.attrs);
-  return TensorType{x.dtype, Shape{x.shape[0], l.cout, l.w.oh, l.w.ow}, {}};
+  return TensorType{x.dtype, l.result(), {}};
 }
 
 Tensor eval_conv2d(const EvalArgs& in) {
@@ -151,29 +185,35 @@ Tensor eval_conv2d(const EvalArgs& in) {
   std::vector<const Shape*> s = shapes_of(in);
   ConvLayout l = conv_layout(s, in.attrs);
   const Window& w = l.w;
-  int64_t H = x.shape()[2], W = x.shape()[3], C = x.shape()[1];
+  // Element strides of the input and the result along N, C, H, W whatever their layout.
+  std::array<int64_t, 4> order = l.dims.nchw_order();
+  std::vector<int64_t> xs = x.shape().strides(), os = in.result.shape.strides();
+  auto at = [&](const std::vector<int64_t>& st, size_t i) {
+    return st[static_cast<size_t>(order[i])];
+  };
+  int64_t xn = at(xs, 0), xc = at(xs, 1), xh = at(xs, 2), xw = at(xs, 3);
+  int64_t on = at(os, 0), oc = at(os, 1), oh = at(os, 2), ow = at(os, 3);
   int64_t cout_per_group = l.cout / l.groups;
   Tensor out(in.result);
-  for_each_output(x.shape()[0], l.cout, w,
-                  [&](int64_t o, int64_t n, int64_t co, int64_t oy, int64_t ox) {
-                    int64_t g = co / cout_per_group;
-                    double acc = in.operands.size() > 2 ? double{(*in.operands[2])[co]} : 0.0;
-                    for (int64_t ci = 0; ci < l.cin_per_group; ++ci) {
-                      int64_t c = g * l.cin_per_group + ci;
-                      for (int64_t ky = 0; ky < w.kh; ++ky) {
-                        int64_t y = oy * w.sh - w.pt + ky * w.dh;
-                        if (y < 0 || y >= H) continue;
-                        for (int64_t kx = 0; kx < w.kw; ++kx) {
-                          int64_t xx = ox * w.sw - w.pl + kx * w.dw;
-                          if (xx < 0 || xx >= W) continue;
-                          double a = x[((n * C + c) * H + y) * W + xx];
-                          double b = wt[((co * l.cin_per_group + ci) * w.kh + ky) * w.kw + kx];
-                          acc += a * b;
-                        }
-                      }
-                    }
-                    out[o] = static_cast<float>(acc);
-                  });
+  for_each_output(l.batch, l.cout, w, [&](int64_t, int64_t n, int64_t co, int64_t oy, int64_t ox) {
+    int64_t g = co / cout_per_group;
+    double acc = in.operands.size() > 2 ? double{(*in.operands[2])[co]} : 0.0;
+    for (int64_t ci = 0; ci < l.cin_per_group; ++ci) {
+      int64_t c = g * l.cin_per_group + ci;
+      for (int64_t ky = 0; ky < w.kh; ++ky) {
+        int64_t y = oy * w.sh - w.pt + ky * w.dh;
+        if (y < 0 || y >= l.h) continue;
+        for (int64_t kx = 0; kx < w.kw; ++kx) {
+          int64_t xx = ox * w.sw - w.pl + kx * w.dw;
+          if (xx < 0 || xx >= l.wd) continue;
+          double a = x[n * xn + c * xc + y * xh + xx * xw];
+          double b = wt[((co * l.cin_per_group + ci) * w.kh + ky) * w.kw + kx];
+          acc += a * b;
+        }
+      }
+    }
+    out[n * on + co * oc + oy * oh + ox * ow] = static_cast<float>(acc);
+  });
   return apply_activation(std::move(out), in.attrs, in.result);
 }
 

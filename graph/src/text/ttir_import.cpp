@@ -116,7 +116,9 @@ void import_ttir_op(FunctionScope& s, OpRecord& rec) {
       continue;
     }
     const AttrSpec* spec = info.attr_spec(key);
-    if (spec != nullptr && spec->kind != AttrKind::Opaque) {
+    if (spec != nullptr && spec->scalar_ok && value.kind == ParsedAttr::Kind::Int) {
+      attrs.set(key, value.i);
+    } else if (spec != nullptr && spec->kind != AttrKind::Opaque) {
       attrs.set(key, convert_attr(value, spec->kind, key, rec.name));
       if (kind == OpKind::Constant && key == "value" && value.type) {
         if (!attrs.has("shape")) attrs.set("shape", value.type->shape.dims());

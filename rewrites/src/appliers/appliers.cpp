@@ -41,9 +41,12 @@ const std::vector<ApplierDef>& table() {
        "(?x, ?dims, ?eps, ?scale, ?bias): layer_norm of ?x with scale and bias",
        appliers::layer_norm_affine},
       {"conv-with-bias",
-       {P::Tensor, P::Tensor, P::Tensor, P::Attr, P::Attr, P::Attr, P::Attr},
-       "(?x, ?w, ?bias, ?stride, ?padding, ?dilation, ?groups): conv2d with ?bias ([C, 1, 1] or "
-       "[1, C, 1, 1]) reshaped to its [C] bias operand",
+       {P::Tensor, P::Tensor, P::Tensor, P::Attr, P::Attr, P::Attr, P::Attr, P::Attr, P::Attr,
+        P::Attr, P::Attr},
+       "(?x, ?w, ?bias, ?stride, ?padding, ?dilation, ?groups, ?batch_dim, ?height_dim, "
+       "?width_dim, ?channel_dim): conv2d with ?bias, which varies along the channel dim only: "
+       "an NCHW conv's [C, 1, 1] or [1, C, 1, 1] bias becomes its [C] bias operand, any other "
+       "layout's [1, .., C, ..] bias (C at the channel dim, e.g. NHWC's 1x1x1xC) is used as is",
        appliers::conv_with_bias},
   };
   return t;

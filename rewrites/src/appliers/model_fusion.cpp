@@ -1,6 +1,9 @@
 // model_fusion.cpp: computed right sides of the model-fusion family: layer norm recognized from
-// its decomposition and a conv2d bias given in NCHW-broadcast form.
+// its decomposition and a conv2d bias broadcast along the conv's channel dim.
 #include "applier_impl.h"
+#include "tilesat/graph/conv_attrs.h"
+#include "tilesat/graph/diagnostic.h"
+#include "tilesat/rewrites/payload.h"
 
 #include <algorithm>
 
@@ -57,31 +60,45 @@ egraph::Id layer_norm_affine(ApplyContext& c) {
 }
 
 egraph::Id conv_with_bias(ApplyContext& c) {
-  // ?x ?w ?bias ?stride ?padding ?dilation ?groups
+  // ?x ?w ?bias ?stride ?padding ?dilation ?groups ?batch_dim ?height_dim ?width_dim ?channel_dim
   egraph::Id x = c.cls(0), w = c.cls(1), bias = c.cls(2);
   const Shape& ws = c.analysis()[w].type.shape;
   const Shape& bs = c.analysis()[bias].type.shape;
-  if (ws.rank() != 4) return egraph::kNoId;
-  int64_t cout = ws[0];
-  // The bias varies along the channel dim only: [C, 1, 1] or [1, C, 1, 1].
-  bool chw = bs.rank() == 3 && bs[0] == cout && bs[1] == 1 && bs[2] == 1;
-  bool nchw = bs.rank() == 4 && bs[0] == 1 && bs[1] == cout && bs[2] == 1 && bs[3] == 1;
-  if (!chw && !nchw) return egraph::kNoId;
-  Attrs r;
-  r.set("shape", std::vector<int64_t>{cout});
-  egraph::Id flat_kids[] = {bias};
-  egraph::Id flat = c.add(OpKind::Reshape, flat_kids, r);
-  if (flat == egraph::kNoId) return egraph::kNoId;
-  std::optional<std::vector<int64_t>> stride = c.int_list(3), padding = c.int_list(4),
-                                      dilation = c.int_list(5);
-  std::optional<int64_t> groups = c.integer(6);
-  if (!stride || !padding || !dilation || !groups) return egraph::kNoId;
+  std::optional<int64_t> groups = c.integer(6), bd = c.integer(7), hd = c.integer(8),
+                         wd = c.integer(9), cd = c.integer(10);
+  if (ws.rank() != 4 || !groups || !bd || !hd || !wd || !cd) return egraph::kNoId;
   Attrs a;
-  a.set("stride", *stride);
-  a.set("padding", *padding);
-  a.set("dilation", *dilation);
+  // stride / padding / dilation keep the form they were written in (one integer or a list).
+  static constexpr std::string_view kWindow[] = {"stride", "padding", "dilation"};
+  for (size_t i = 0; i < 3; ++i) {
+    a.set(std::string(kWindow[i]), from_egraph_value(c.attr(3 + i), AttrKind::IntList, kWindow[i]));
+  }
   a.set("groups", *groups);
-  egraph::Id kids[] = {x, w, flat};
+  ConvDims dims{*bd, *hd, *wd, *cd};
+  set_conv_dims(a, dims);
+  try {
+    conv_dims(a);
+  } catch (const Error&) {
+    return egraph::kNoId; // not a permutation: the conv is invalid anyway
+  }
+  int64_t cout = ws[0];
+  // The bias varies along the channel dim only: [C, 1, 1] (NCHW, right-aligned) or
+  // [1, .., C, ..] with C at the channel dim.
+  bool chw = dims.is_nchw() && bs.rank() == 3 && bs[0] == cout && bs[1] == 1 && bs[2] == 1;
+  bool at_channel = bs.rank() == 4;
+  for (int64_t i = 0; at_channel && i < 4; ++i)
+    at_channel = bs[i] == (i == dims.channel ? cout : 1);
+  if (!chw && !at_channel) return egraph::kNoId;
+  egraph::Id operand = bias;
+  if (dims.is_nchw()) {
+    // The runtime's NCHW conv kernel takes a [C] bias.
+    Attrs r;
+    r.set("shape", std::vector<int64_t>{cout});
+    egraph::Id flat_kids[] = {bias};
+    operand = c.add(OpKind::Reshape, flat_kids, r);
+    if (operand == egraph::kNoId) return egraph::kNoId;
+  }
+  egraph::Id kids[] = {x, w, operand};
   return c.if_fits_root(c.add(OpKind::Conv2d, kids, a));
 }
 

@@ -10,7 +10,7 @@
 // PROG: conv2d(t{{[0-9]+}}, t{{[0-9]+}}, t{{[0-9]+}}) kernel=7x7 stride=2x2 padding=[3,3,3,3] dilation=1x1 groups=1 bias activation=Relu
 // PROG: max_pool2d(t{{[0-9]+}}) Max kernel=3x3 stride=2x2 padding=[1,1,1,1] dilation=1x1
 func.func @main(%x: tensor<1x3x45x45xf32>, %w: tensor<8x3x7x7xf32>, %b: tensor<8xf32>) -> tensor<1x8x12x12xf32> {
-  %0 = "ttir.conv2d"(%x, %w) <{stride = [2, 2], padding = [3, 3, 3, 3]}> : (tensor<1x3x45x45xf32>, tensor<8x3x7x7xf32>) -> tensor<1x8x23x23xf32>
+  %0 = "ttir.conv2d"(%x, %w) <{stride = [2, 2], padding = [3, 3, 3, 3], channel_dim = 1, height_dim = 2, width_dim = 3}> : (tensor<1x3x45x45xf32>, tensor<8x3x7x7xf32>) -> tensor<1x8x23x23xf32>
   %1 = "ttir.reshape"(%b) <{shape = [1, 8, 1, 1]}> : (tensor<8xf32>) -> tensor<1x8x1x1xf32>
   %2 = "ttir.add"(%0, %1) : (tensor<1x8x23x23xf32>, tensor<1x8x1x1xf32>) -> tensor<1x8x23x23xf32>
   %3 = "ttir.relu"(%2) : (tensor<1x8x23x23xf32>) -> tensor<1x8x23x23xf32>

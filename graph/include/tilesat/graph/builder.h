@@ -10,6 +10,7 @@
 //   b.output(b.relu(b.add(b.matmul(x, w, {.transpose_b = true}), bias)));
 #pragma once
 
+#include "tilesat/graph/conv_attrs.h"
 #include "tilesat/graph/graph.h"
 
 #include <span>
@@ -40,13 +41,15 @@ struct BinaryOptions {
   std::vector<int64_t> broadcast_dims = {};
 };
 
-/// Window options of conv2d and the pools (NCHW); the defaults are those of the op table.
+/// Window options of conv2d and the pools; the window defaults are those of the op table, the
+/// layout is NCHW (written as conv2d's dim attributes, whose op-table default is NHWC).
 struct Conv2dOptions {
   std::vector<int64_t> stride = {1, 1};        // [height, width] step
   std::vector<int64_t> padding = {0, 0, 0, 0}; // [top, left, bottom, right]
   std::vector<int64_t> dilation = {1, 1};      // [height, width] tap spacing
   int64_t groups = 1;                          // conv2d only
   std::string activation = "";                 // conv2d only: a unary op name, or empty
+  ConvDims dims = {0, 2, 3, 1};                // conv2d's layout {batch, height, width, channel}
 };
 struct Pool2dOptions {
   std::vector<int64_t> stride = {1, 1};

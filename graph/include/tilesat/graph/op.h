@@ -57,6 +57,12 @@ struct AttrSpec {
   /// nullopt: the attribute is required.
   std::optional<AttrValue> default_value;
   std::string_view doc;
+  /// An int list that may also be written as one integer meaning that value in every position
+  /// (tt-mlir's `stride = 1 : i32`); the integer is kept as written, so it prints back alike.
+  bool scalar_ok = false;
+  /// Kept (and printed) after optimization even when it equals the default, as tt-mlir always
+  /// writes it (conv2d's `groups = 1`).
+  bool kept = false;
 };
 
 /// Context passed to an op's shape/dtype inference.

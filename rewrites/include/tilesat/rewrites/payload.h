@@ -34,7 +34,8 @@ AttrValue from_egraph_value(const egraph::AttrValue& v, AttrKind kind, std::stri
 /// The canonical payload of an op: declared attributes with defaults, plus opaque ones.
 /// Throws tilesat::Error naming the op when a required attribute is missing.
 egraph::Attrs to_payload(OpKind kind, const Attrs& attrs);
-/// The graph attributes of a payload, without those equal to their defaults.
+/// The graph attributes of a payload, without those equal to their defaults (but for those
+/// the op table marks `kept`, such as conv2d's groups).
 Attrs from_payload(OpKind kind, const egraph::Attrs& payload);
 /// The graph attributes of a payload with every default present (what inference reads).
 Attrs complete_from_payload(OpKind kind, const egraph::Attrs& payload);

@@ -1,0 +1,55 @@
+// nchw_convs.cpp: conv2d in any layout as permute -> NCHW conv2d -> permute for the device.
+#include "tilesat/cost/nchw_convs.h"
+
+#include "tilesat/graph/conv_attrs.h"
+
+namespace tilesat::cost {
+
+namespace {
+
+bool non_nchw_conv(const Node& n) {
+  return n.kind == OpKind::Conv2d && !conv_dims(complete_attrs(n.kind, n.attrs)).is_nchw();
+}
+
+} // namespace
+
+Graph nchw_convs(const Graph& g) {
+  bool any = false;
+  for (NodeId id = 0; id < g.num_nodes(); ++id) any = any || non_nchw_conv(g.node(id));
+  if (!any) return g;
+  Graph out(g.name());
+  std::vector<NodeId> map(g.num_nodes());
+  for (NodeId a : g.arguments()) {
+    const Node& n = g.node(a);
+    map[a] = out.add_argument(n.name, n.type, n.role, n.loc);
+  }
+  for (NodeId id : g.topological_order()) {
+    const Node& n = g.node(id);
+    if (n.kind == OpKind::Argument) continue;
+    std::vector<NodeId> operands;
+    for (NodeId o : n.operands) operands.push_back(map[o]);
+    if (!non_nchw_conv(n)) {
+      map[id] = out.add_op_typed(n.kind, std::move(operands), n.attrs, n.type, n.loc);
+      out.mutable_node(map[id]).name = n.name;
+      continue;
+    }
+    // The input permuted to NCHW, the conv in NCHW, its result permuted back.
+    std::array<int64_t, 4> order = conv_dims(complete_attrs(n.kind, n.attrs)).nchw_order();
+    std::vector<int64_t> to_nchw(order.begin(), order.end()), back(4);
+    for (size_t i = 0; i < 4; ++i) back[static_cast<size_t>(order[i])] = static_cast<int64_t>(i);
+    Attrs in_perm;
+    in_perm.set("permutation", to_nchw);
+    operands[0] = out.add_op(OpKind::Permute, {operands[0]}, in_perm, n.loc);
+    Attrs attrs = n.attrs;
+    set_conv_dims(attrs, ConvDims{0, 2, 3, 1});
+    NodeId conv = out.add_op(n.kind, std::move(operands), attrs, n.loc);
+    Attrs out_perm;
+    out_perm.set("permutation", back);
+    map[id] = out.add_op(OpKind::Permute, {conv}, out_perm, n.loc);
+    out.mutable_node(map[id]).name = n.name;
+  }
+  for (const GraphResult& r : g.results()) out.add_result(map[r.value], r.name);
+  return out;
+}
+
+} // namespace tilesat::cost

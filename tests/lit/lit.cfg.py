@@ -14,6 +14,11 @@ config.test_exec_root = os.path.join(config.tilesat_obj_root, "tests", "lit")
 config.environment["PATH"] = os.pathsep.join(
     [config.llvm_tools_dir, config.environment.get("PATH", os.environ.get("PATH", ""))])
 
+# `sanitizer`: tilesat was built with -DTILESAT_SANITIZE; whole-model runs, minutes long
+# there, are marked `UNSUPPORTED: sanitizer` (they run in the Release build).
+if config.tilesat_sanitize:
+    config.available_features.add("sanitizer")
+
 config.substitutions.append(("%tilesat", config.tilesat_exe))
 config.substitutions.append(("%python", config.python_exe))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))

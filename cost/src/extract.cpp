@@ -27,11 +27,12 @@ struct Choice {
 };
 
 struct ClassState {
-  std::vector<Placement> cands;
-  /// The layout rules offering cands[k] (empty: any op may produce it).
+  /// The candidate placements and the layout rules offering each.
   std::vector<LayoutVariant> variants;
   std::vector<double> cost;
   std::vector<Choice> choice;
+
+  const Placement& at(size_t k) const { return variants[k].placement; }
 };
 
 class Dp {
@@ -45,9 +46,8 @@ public:
       const TensorType& type = teg_.facts_of(c).type;
       s.variants = layout_variants(type, model_.device(), model_.layouts());
       s.variants.insert(s.variants.begin(), LayoutVariant{host_placement(), {}});
-      for (const LayoutVariant& v : s.variants) s.cands.push_back(v.placement);
-      s.cost.assign(s.cands.size(), kInf);
-      s.choice.assign(s.cands.size(), Choice{});
+      s.cost.assign(s.variants.size(), kInf);
+      s.choice.assign(s.variants.size(), Choice{});
     }
     // Bellman-Ford style: costs only decrease, so this reaches a fixed point.
     for (size_t pass = 0; pass <= eg.num_classes() + 1; ++pass) {
@@ -66,10 +66,9 @@ public:
     const TensorType& type = teg_.facts_of(c).type;
     uint32_t best = 0;
     double cost = kInf;
-    for (uint32_t k = 0; k < s.cands.size(); ++k) {
+    for (uint32_t k = 0; k < s.variants.size(); ++k) {
       if (s.cost[k] == kInf) continue;
-      double conv =
-          ready(s.cands[k]) ? 0 : model_.to_layout(type, s.cands[k], dram_tile_placement()).us;
+      double conv = ready(s.at(k)) ? 0 : model_.to_layout(type, s.at(k), dram_tile_placement()).us;
       if (s.cost[k] + conv < cost) {
         cost = s.cost[k] + conv;
         best = k;
@@ -102,8 +101,11 @@ private:
       Placement at = *kind == OpKind::Argument
                          ? argument_placement(model_.options().arguments_on_device)
                          : host_placement();
-      auto k = static_cast<size_t>(std::find(s.cands.begin(), s.cands.end(), at) - s.cands.begin());
-      if (k < s.cands.size() && s.cost[k] > 0) {
+      auto k = static_cast<size_t>(
+          std::find_if(s.variants.begin(), s.variants.end(),
+                       [&](const LayoutVariant& v) { return v.placement == at; }) -
+          s.variants.begin());
+      if (k < s.variants.size() && s.cost[k] > 0) {
         s.cost[k] = 0;
         s.choice[k] = Choice{n, {}};
         return true;
@@ -122,8 +124,7 @@ private:
           as_stored ? best_converted(ch, [](const Placement&) { return true; }) : best_input(ch);
       if (cost == kInf) return false;
       const ClassState& cs = state(ch);
-      Placement p =
-          cs.cands[k].layout == Layout::Tile || as_stored ? cs.cands[k] : dram_tile_placement();
+      Placement p = cs.at(k).layout == Layout::Tile || as_stored ? cs.at(k) : dram_tile_placement();
       const TensorType& type = teg_.facts_of(ch).type;
       // Two sharded operands must share a shard spec; otherwise the enforcer moves one.
       if (p.memory != MemoryLayout::Interleaved) {
@@ -141,8 +142,8 @@ private:
     const TensorType& out_type = teg_.facts_of(c).type;
     const Attrs& attrs = teg_.facts->attrs_of(eg, node);
     bool changed = false;
-    for (uint32_t k = 1; k < s.cands.size(); ++k) {
-      const Placement& p = s.cands[k];
+    for (uint32_t k = 1; k < s.variants.size(); ++k) {
+      const Placement& p = s.at(k);
       if (!s.variants[k].allows(*kind)) continue;
       OpEstimate e;
       try {

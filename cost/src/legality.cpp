@@ -120,39 +120,4 @@ void require_legal(const Plan& plan, const CostModel& model) {
       fmt::format("illegal plan for device '{}': violated constraints:{}", plan.device, text));
 }
 
-std::optional<MatmulBlocking> choose_blocking_z3(const MatmulConfig& m, const Device& d) {
-  auto ceil_div = [](int64_t a, int64_t b) { return (a + b - 1) / b; };
-  int64_t mt = ceil_div(m.m, 32), kt = ceil_div(m.k, 32), nt = ceil_div(m.n, 32);
-  int64_t pm = ceil_div(mt, std::max<uint32_t>(m.grid.rows, 1));
-  int64_t pn = ceil_div(nt, std::max<uint32_t>(m.grid.cols, 1));
-  z3::context ctx;
-  z3::optimize opt(ctx);
-  z3::expr h = ctx.int_const("out_subblock_h"), w = ctx.int_const("out_subblock_w");
-  z3::expr ibw = ctx.int_const("in0_block_w");
-  z3::expr qh = ctx.int_const("per_core_m_over_h"), qw = ctx.int_const("per_core_n_over_w");
-  z3::expr qk = ctx.int_const("kt_over_in0_block_w");
-  auto num = [&](int64_t v) { return ctx.int_val(static_cast<int64_t>(v)); };
-  int64_t dst = std::max<int64_t>(d.dst_tiles / 2 / (m.fp32_accumulate ? 2 : 1), 1);
-  opt.add(h >= 1 && w >= 1 && ibw >= 1 && ibw <= 8);
-  opt.add(h * qh == num(pm) && w * qw == num(pn) && ibw * qk == num(kt));
-  opt.add(h * w <= num(dst));
-  opt.add(num(2 * pm * m.in0_tile_bytes) * ibw + num(2 * pn * m.in1_tile_bytes) * ibw +
-              num(pm * pn * m.out_tile_bytes) <=
-          num(d.usable_l1_bytes()));
-  // Unpacker traffic per core: Kt * per_core_m * per_core_n * (in0/w + in1/h)
-  //   = Kt * (in0 * per_core_m * (per_core_n / w) + in1 * per_core_n * (per_core_m / h)),
-  // linear in the quotients; then the widest inner block that fits.
-  opt.minimize(num(m.in0_tile_bytes * pm) * qw + num(m.in1_tile_bytes * pn) * qh);
-  opt.maximize(ibw);
-  if (opt.check() != z3::sat) return std::nullopt;
-  z3::model mod = opt.get_model();
-  MatmulBlocking b;
-  b.per_core_m = pm;
-  b.per_core_n = pn;
-  b.out_subblock_h = mod.eval(h).get_numeral_int64();
-  b.out_subblock_w = mod.eval(w).get_numeral_int64();
-  b.in0_block_w = mod.eval(ibw).get_numeral_int64();
-  return b;
-}
-
 } // namespace tilesat::cost

@@ -193,7 +193,8 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
       static_cast<double>(m.in0_tile_bytes) / static_cast<double>(b.out_subblock_w) +
       static_cast<double>(m.in1_tile_bytes) / static_cast<double>(b.out_subblock_h);
   double unpack = tiles * unpack_bytes_per_tile / d.unpack_bytes_per_cycle;
-  double compute_us = d.cycles_to_us(fpu + unpack);
+  double epilogue = static_cast<double>(b.per_core_m * b.per_core_n) * m.epilogue_cycles_per_tile;
+  double compute_us = d.cycles_to_us(fpu + unpack + epilogue);
   double dram_bytes = (m.in0_l1 ? 0.0 : static_cast<double>(mt * kt * m.in0_tile_bytes)) +
                       (m.in1_l1 ? 0.0 : static_cast<double>(kt * nt * m.in1_tile_bytes)) +
                       (m.out_l1 ? 0.0 : static_cast<double>(mt * nt * m.out_tile_bytes));
@@ -208,6 +209,8 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
       m.m, m.k, m.n, mt, kt, nt, rows_used, cols_used, b.per_core_m, b.per_core_n, b.out_subblock_h,
       b.out_subblock_w, tiles, d.fpu_matmul_cycles_per_tile[static_cast<size_t>(m.fidelity)],
       fidelity_name(m.fidelity), unpack_bytes_per_tile / d.unpack_bytes_per_cycle);
+  if (m.epilogue_cycles_per_tile > 0)
+    detail += fmt::format(", epilogue {:.0f} cycles per output tile", m.epilogue_cycles_per_tile);
   OpEstimate e = finish(compute_us, dram_us, noc_us, 0, detail, m.in0_sharded || m.out_sharded);
   e.grid = CoreGrid{static_cast<uint32_t>(rows_used), static_cast<uint32_t>(cols_used)};
   e.cores = e.grid.cores();
@@ -312,6 +315,13 @@ OpEstimate CostModel::op(OpKind kind, const Attrs& attrs, std::span<const Tensor
     m.out_sharded = output.placement.memory != MemoryLayout::Interleaved;
     m.fidelity = options_.fidelity;
     m.fp32_accumulate = output.type.dtype == DType::F32;
+    // Linear: the bias add and the activation run on each output tile before it is packed.
+    if (kind == OpKind::Linear) {
+      if (inputs.size() > 2) m.epilogue_cycles_per_tile += elt;
+      std::string act = attrs.get_or<std::string>("activation", "");
+      if (!act.empty())
+        if (auto k = op_by_name(act)) m.epilogue_cycles_per_tile += sfpu * sfpu_weight(*k);
+    }
     // The grid: the output's shard grid, else the best of the usable sub-grids.
     std::optional<OpEstimate> best;
     auto consider = [&](CoreGrid g) {
@@ -326,33 +336,19 @@ OpEstimate CostModel::op(OpKind kind, const Attrs& attrs, std::span<const Tensor
         for (uint32_t c = 1; c <= d.grid_usable.cols; ++c) consider(CoreGrid{r, c});
     }
     OpEstimate e = *best;
-    // Linear: the bias add and the activation run on each output tile before it is packed.
-    double epilogue_cycles = 0;
-    if (kind == OpKind::Linear) {
-      if (inputs.size() > 2) epilogue_cycles += elt;
-      std::string act = attrs.get_or<std::string>("activation", "");
-      if (!act.empty()) {
-        if (auto k = op_by_name(act)) epilogue_cycles += sfpu * sfpu_weight(*k);
-      }
-      const MatmulBlocking& b = *e.blocking;
-      double extra =
-          d.cycles_to_us(static_cast<double>(b.per_core_m * b.per_core_n) * epilogue_cycles);
-      if (inputs.size() > 2) {
-        double dram = 0, noc = 0, l1 = 0;
-        read_us(inputs[2], e.cores, &dram, &noc, &l1);
-        e.cost.dram_us += dram;
-        e.cost.noc_us += noc;
-      }
-      e.cost.compute_us += extra;
-      OpEstimate f = finish(e.cost.compute_us, e.cost.dram_us, e.cost.noc_us, e.cost.l1_us,
-                            e.cost.detail.substr(0, e.cost.detail.find(';')) +
-                                fmt::format(", epilogue {:.0f} cycles per tile", epilogue_cycles),
-                            m.in0_sharded || m.out_sharded);
+    if (kind == OpKind::Linear && inputs.size() > 2) {
+      double dram = 0, noc = 0, l1 = 0;
+      read_us(inputs[2], e.cores, &dram, &noc, &l1);
+      e.cost.dram_us += dram;
+      e.cost.noc_us += noc;
+      OpEstimate f =
+          finish(e.cost.compute_us, e.cost.dram_us, e.cost.noc_us, e.cost.l1_us,
+                 e.cost.detail.substr(0, e.cost.detail.find(';')), m.in0_sharded || m.out_sharded);
       f.grid = e.grid;
       f.cores = e.cores;
       f.blocking = e.blocking;
       f.matmul = e.matmul;
-      f.circular_buffers = e.circular_buffers + (inputs.size() > 2 ? 1 : 0);
+      f.circular_buffers = e.circular_buffers + 1;
       f.l1_bytes_per_core = e.l1_bytes_per_core;
       e = f;
     }

@@ -3,6 +3,7 @@
 #include "tilesat/cost/planner.h"
 
 #include "tilesat/cost/legality.h"
+#include "tilesat/cost/matmul_z3.h"
 #include "tilesat/cost/placement.h"
 #include "tilesat/graph/diagnostic.h"
 
@@ -204,11 +205,17 @@ private:
     op.cores = best->cores;
     op.fidelity = model_.options().fidelity;
     op.blocking = best->blocking;
-    // Z3 picks the blocking on the chosen grid (legality.h); it moves as few unpacker bytes as
-    // the model's enumeration, so the predicted time stands.
-    if (best->matmul)
-      if (std::optional<MatmulBlocking> z = choose_blocking_z3(*best->matmul, dev_))
-        op.blocking = z;
+    // Z3 picks the grid (unless a sharded result fixes it) and the blocking (matmul_z3.h); it
+    // minimises the model's own estimate, so the predicted time stands.
+    if (best->matmul) {
+      bool fixed = best_p.buffer == BufferType::L1 && best_p.memory != MemoryLayout::Interleaved;
+      if (std::optional<MatmulChoice> z = choose_matmul_z3(
+              *best->matmul, dev_, fixed ? GridFreedom::Fixed : GridFreedom::Free)) {
+        op.grid = z->grid;
+        op.cores = z->grid.cores();
+        op.blocking = z->blocking;
+      }
+    }
     op.predicted_us = best->us;
     op.l1_bytes_per_core = best->l1_bytes_per_core;
     op.cost = best->cost;

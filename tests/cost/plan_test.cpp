@@ -264,24 +264,6 @@ TEST(Legality, ShardConstraints) {
   EXPECT_THAT(all, HasSubstr("tile_aligned@"));
 }
 
-TEST(Legality, Z3BlockingMatchesTheModel) {
-  Device d = load_device("wormhole_b0");
-  MatmulConfig c;
-  c.m = c.k = c.n = 2048;
-  c.grid = CoreGrid{8, 8};
-  std::optional<MatmulBlocking> z = choose_blocking_z3(c, d);
-  ASSERT_TRUE(z.has_value());
-  MatmulBlocking enumerated = *CostModel(d).matmul(c).blocking;
-  auto traffic = [&](const MatmulBlocking& b) {
-    return 2048.0 / static_cast<double>(b.out_subblock_w) +
-           2048.0 / static_cast<double>(b.out_subblock_h);
-  };
-  EXPECT_DOUBLE_EQ(traffic(*z), traffic(enumerated));
-  EXPECT_LE(z->out_subblock_h * z->out_subblock_w, d.dst_tiles / 2);
-  EXPECT_EQ(z->per_core_m, 8);
-  EXPECT_EQ(z->in0_block_w, 8);
-}
-
 TEST(Extract, ExactIsSeededAndReportsGap) {
   DevicePlanResult r = plan_mlp("wormhole_b0", 5.0);
   EXPECT_THAT(r.plan.extraction_method, ::testing::AnyOf("dp", "z3"));

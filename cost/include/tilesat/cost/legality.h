@@ -38,8 +38,4 @@ LegalityResult check_legality(const Plan& plan, const CostModel& model);
 /// Throws tilesat::Error naming every violated constraint with its numbers.
 void require_legal(const Plan& plan, const CostModel& model);
 
-/// Z3's choice of a matmul's blocking on `grid` cores: the sub-block and inner block that fit
-/// DST and L1 and minimise the unpacker traffic; nullopt when none fits.
-std::optional<MatmulBlocking> choose_blocking_z3(const MatmulConfig& config, const Device& device);
-
 } // namespace tilesat::cost

@@ -44,6 +44,9 @@ struct MatmulConfig {
   MathFidelity fidelity = MathFidelity::HiFi4;
   /// Accumulate in f32 in DST (halves the DST tiles available).
   bool fp32_accumulate = false;
+  /// Cycles spent on each output tile before it is packed (a linear's bias add and
+  /// activation); 0 for a plain matmul.
+  double epilogue_cycles_per_tile = 0;
 };
 
 /// The model's account of one op.

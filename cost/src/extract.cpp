@@ -29,6 +29,9 @@ struct Choice {
 struct ClassState {
   /// The candidate placements and the layout rules offering each.
   std::vector<LayoutVariant> variants;
+  /// variants[0] is the host's placement (row-major DRAM), where arguments and constants
+  /// start, and no rule lets an op produce it.
+  bool host_only = false;
   std::vector<double> cost;
   std::vector<Choice> choice;
 
@@ -45,7 +48,11 @@ public:
       ClassState& s = state_[c];
       const TensorType& type = teg_.facts_of(c).type;
       s.variants = layout_variants(type, model_.device(), model_.layouts());
-      s.variants.insert(s.variants.begin(), LayoutVariant{host_placement(), {}});
+      if (std::none_of(s.variants.begin(), s.variants.end(),
+                       [](const LayoutVariant& v) { return v.placement == host_placement(); })) {
+        s.variants.insert(s.variants.begin(), LayoutVariant{host_placement(), {}});
+        s.host_only = true;
+      }
       s.cost.assign(s.variants.size(), kInf);
       s.choice.assign(s.variants.size(), Choice{});
     }
@@ -58,23 +65,38 @@ public:
     }
   }
 
-  // The cheapest candidate of class `c` once converted to DRAM tile where `ready` says it is
-  // not usable as it is: its index and cost.
-  template <class Ready>
-  std::pair<uint32_t, double> best_converted(egraph::Id c, Ready ready) const {
+  // The cheapest candidate of class `c` counting `extra(placement)` on top of its cost: its
+  // index and the total.
+  template <class Extra>
+  std::pair<uint32_t, double> best_of(egraph::Id c, Extra extra) const {
     const ClassState& s = state_.at(teg_.egraph.find(c));
-    const TensorType& type = teg_.facts_of(c).type;
     uint32_t best = 0;
     double cost = kInf;
     for (uint32_t k = 0; k < s.variants.size(); ++k) {
       if (s.cost[k] == kInf) continue;
-      double conv = ready(s.at(k)) ? 0 : model_.to_layout(type, s.at(k), dram_tile_placement()).us;
-      if (s.cost[k] + conv < cost) {
-        cost = s.cost[k] + conv;
+      double total = s.cost[k] + extra(s.at(k));
+      if (total < cost) {
+        cost = total;
         best = k;
       }
     }
     return {best, cost};
+  }
+
+  // The cheapest candidate of class `c` once converted to DRAM tile where `ready` says it is
+  // not usable as it is.
+  template <class Ready>
+  std::pair<uint32_t, double> best_converted(egraph::Id c, Ready ready) const {
+    const TensorType& type = teg_.facts_of(c).type;
+    return best_of(c, [&](const Placement& p) {
+      return ready(p) ? 0 : model_.to_layout(type, p, dram_tile_placement()).us;
+    });
+  }
+
+  // The cheapest candidate of class `c` among those `usable` accepts as they are.
+  template <class Usable>
+  std::pair<uint32_t, double> best_among(egraph::Id c, Usable usable) const {
+    return best_of(c, [&](const Placement& p) { return usable(p) ? 0 : kInf; });
   }
 
   // The cheapest way to have class `c` in tile layout for a consumer: its index and cost.
@@ -90,6 +112,49 @@ public:
   const ClassState& state(egraph::Id c) const { return state_.at(teg_.egraph.find(c)); }
 
 private:
+  // How an e-node reads its operands: the child placements chosen, the operands as the op
+  // sees them, and what they cost (children plus conversions).
+  struct Operands {
+    Choice choice;
+    std::vector<TensorUse> uses;
+    double cost = 0;
+  };
+
+  // The cheapest operands of `node` for an op reading tiles (`mode` Tile: anything else is
+  // converted to DRAM tile) or rows as they are (RowMajor: row-major placements only); an
+  // operand read as stored (a conv2d weight) takes any placement. Nullopt when one has none.
+  std::optional<Operands> operands(egraph::NodeId n, const egraph::ENode& node, OpKind kind,
+                                   Layout mode) const {
+    Operands out{Choice{n, {}}, {}, 0};
+    std::optional<Placement> shard;
+    for (size_t i = 0; i < node.children.size(); ++i) {
+      egraph::Id ch = node.children[i];
+      bool as_stored = reads_as_stored(kind, i);
+      auto [k, cost] =
+          as_stored ? best_converted(ch, [](const Placement&) { return true; })
+          : mode == Layout::RowMajor
+              ? best_among(ch, [](const Placement& p) { return p.layout == Layout::RowMajor; })
+              : best_input(ch);
+      if (cost == kInf) return std::nullopt;
+      const ClassState& cs = state(ch);
+      Placement p = cs.at(k).layout == mode || as_stored ? cs.at(k) : dram_tile_placement();
+      const TensorType& type = teg_.facts_of(ch).type;
+      // Two sharded operands must share a shard spec; otherwise the enforcer moves one.
+      if (p.memory != MemoryLayout::Interleaved) {
+        if (!shard)
+          shard = p;
+        else if (!(p == *shard)) {
+          cost += model_.to_layout(type, p, dram_tile_placement()).us;
+          p = dram_tile_placement();
+        }
+      }
+      out.cost += cost;
+      out.choice.child_placement.push_back(k);
+      out.uses.push_back(TensorUse{type, p});
+    }
+    return out;
+  }
+
   bool relax(egraph::Id c, egraph::NodeId n) {
     const egraph::EGraph& eg = teg_.egraph;
     egraph::ENode node = eg.node(n);
@@ -112,52 +177,33 @@ private:
       }
       return false;
     }
-    Choice choice{n, {}};
-    std::vector<TensorUse> uses;
-    double children = 0;
-    std::optional<Placement> shard;
-    for (size_t i = 0; i < node.children.size(); ++i) {
-      egraph::Id ch = node.children[i];
-      // An operand read as stored (a conv2d weight) takes any placement without conversion.
-      bool as_stored = reads_as_stored(*kind, i);
-      auto [k, cost] =
-          as_stored ? best_converted(ch, [](const Placement&) { return true; }) : best_input(ch);
-      if (cost == kInf) return false;
-      const ClassState& cs = state(ch);
-      Placement p = cs.at(k).layout == Layout::Tile || as_stored ? cs.at(k) : dram_tile_placement();
-      const TensorType& type = teg_.facts_of(ch).type;
-      // Two sharded operands must share a shard spec; otherwise the enforcer moves one.
-      if (p.memory != MemoryLayout::Interleaved) {
-        if (!shard)
-          shard = p;
-        else if (!(p == *shard)) {
-          cost += model_.to_layout(type, p, dram_tile_placement()).us;
-          p = dram_tile_placement();
-        }
-      }
-      children += cost;
-      choice.child_placement.push_back(k);
-      uses.push_back(TensorUse{type, p});
-    }
     const TensorType& out_type = teg_.facts_of(c).type;
     const Attrs& attrs = teg_.facts->attrs_of(eg, node);
     bool changed = false;
-    for (uint32_t k = 1; k < s.variants.size(); ++k) {
-      const Placement& p = s.at(k);
-      if (!s.variants[k].allows(*kind)) continue;
-      OpEstimate e;
-      try {
-        e = model_.op(*kind, attrs, uses, TensorUse{out_type, p});
-      } catch (const Error&) {
-        return changed; // no kernel for this variant
-      }
-      if (e.l1_bytes_per_core > model_.device().usable_l1_bytes()) continue;
-      if (e.circular_buffers > model_.device().max_circular_buffers) continue;
-      double total = e.us + children;
-      if (total < s.cost[k] - 1e-12) {
-        s.cost[k] = total;
-        s.choice[k] = choice;
-        changed = true;
+    // A data-movement op that may produce rows keeps the layout it reads: row-major operands
+    // give a row-major result, tiles give tiles (only to_layout converts).
+    std::vector<Layout> modes{Layout::Tile};
+    if (model_.layouts().reads_row_major(*kind)) modes.push_back(Layout::RowMajor);
+    for (Layout mode : modes) {
+      std::optional<Operands> in = operands(n, node, *kind, mode);
+      if (!in) continue;
+      for (uint32_t k = s.host_only ? 1 : 0; k < s.variants.size(); ++k) {
+        const Placement& p = s.at(k);
+        if (p.layout != mode || !s.variants[k].allows(*kind)) continue;
+        OpEstimate e;
+        try {
+          e = model_.op(*kind, attrs, in->uses, TensorUse{out_type, p});
+        } catch (const Error&) {
+          return changed; // no kernel for this variant
+        }
+        if (e.l1_bytes_per_core > model_.device().usable_l1_bytes()) continue;
+        if (e.circular_buffers > model_.device().max_circular_buffers) continue;
+        double total = e.us + in->cost;
+        if (total < s.cost[k] - 1e-12) {
+          s.cost[k] = total;
+          s.choice[k] = in->choice;
+          changed = true;
+        }
       }
     }
     return changed;

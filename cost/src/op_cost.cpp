@@ -32,6 +32,12 @@ int64_t largest_divisor_at_most(int64_t n, int64_t cap) {
   return 1;
 }
 
+int64_t in_rows_bytes(std::span<const TensorUse> inputs) {
+  int64_t bytes = 0;
+  for (const TensorUse& in : inputs) bytes += CostModel::tensor_bytes(in.type, Layout::RowMajor);
+  return bytes;
+}
+
 } // namespace
 
 double sfpu_weight(OpKind kind) {
@@ -258,12 +264,24 @@ OpEstimate CostModel::eltwise(OpKind kind, const Attrs& /*attrs*/,
   read_us(output, static_cast<uint32_t>(cores), &dram, &noc, &l1);
   double unpack = in_bytes_per_tile / d.unpack_bytes_per_cycle;
   double compute_us = d.cycles_to_us(static_cast<double>(per_core) * (cycles_per_tile + unpack));
-  OpEstimate e = finish(compute_us, dram, noc, l1,
-                        fmt::format("{} {}: {} tiles on {} cores, {} per core x {:.1f} cycles, "
-                                    "output {}",
-                                    op_name(kind), what, tiles, cores, per_core,
-                                    cycles_per_tile + unpack, short_place(output.placement)),
-                        sharded);
+  // Rows moved from row-major to row-major never pass the unpacker: the data-movement cores
+  // copy them, bound by the reads and writes alone.
+  bool rows_only = moves_rows(kind) && output.placement.layout == Layout::RowMajor &&
+                   std::all_of(inputs.begin(), inputs.end(), [](const TensorUse& in) {
+                     return in.placement.layout == Layout::RowMajor;
+                   });
+  std::string work = fmt::format("{} tiles on {} cores, {} per core x {:.1f} cycles", tiles, cores,
+                                 per_core, cycles_per_tile + unpack);
+  if (rows_only) {
+    compute_us = 0;
+    what = "(row-major copy)";
+    work = fmt::format("{} bytes of rows in, {} out, on {} cores", in_rows_bytes(inputs),
+                       tensor_bytes(output.type, Layout::RowMajor), cores);
+  }
+  OpEstimate e = finish(
+      compute_us, dram, noc, l1,
+      fmt::format("{} {}: {}, output {}", op_name(kind), what, work, short_place(output.placement)),
+      sharded);
   e.cores = static_cast<uint32_t>(cores);
   e.grid = cores == grid.cores() ? grid : CoreGrid{1, static_cast<uint32_t>(cores)};
   // Two-tile double-buffered circular buffers per operand and for the result, plus the

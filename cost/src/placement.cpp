@@ -29,64 +29,88 @@ Placement argument_placement(bool on_device) {
 
 namespace {
 
-// The most cores (whole grid rows, or part of one row) whose count divides `tiles`, as a grid;
-// nullopt when only one core would do.
-std::optional<CoreGrid> linear_grid(int64_t tiles, const CoreGrid& g) {
+// Core counts k > 1 a linear (height or width) sharding of `tiles` can use: k divides the
+// tiles and is whole grid rows or part of one row; the largest first.
+std::vector<CoreGrid> linear_grids(int64_t tiles, const CoreGrid& g) {
+  std::vector<CoreGrid> out;
   for (int64_t k = std::min<int64_t>(tiles, g.cores()); k > 1; --k) {
     if (tiles % k) continue;
-    if (k <= g.cols) return CoreGrid{1, static_cast<uint32_t>(k)};
-    if (k % g.cols == 0) return CoreGrid{static_cast<uint32_t>(k / g.cols), g.cols};
+    if (k <= g.cols)
+      out.push_back(CoreGrid{1, static_cast<uint32_t>(k)});
+    else if (k % g.cols == 0)
+      out.push_back(CoreGrid{static_cast<uint32_t>(k / g.cols), g.cols});
   }
-  return std::nullopt;
+  return out;
 }
 
-// The largest x <= limit dividing n.
-int64_t largest_divisor(int64_t n, int64_t limit) {
-  for (int64_t x = std::min(n, limit); x > 1; --x)
-    if (n % x == 0) return x;
-  return 1;
+// Divisors of n up to `limit`, the largest first.
+std::vector<int64_t> divisors(int64_t n, int64_t limit) {
+  std::vector<int64_t> out;
+  for (int64_t x = std::min(n, limit); x >= 1; --x)
+    if (n % x == 0) out.push_back(x);
+  return out;
 }
 
-// The placement a rule describes for a value with `t` tiles (rows, cols), if the value can
-// take it on this grid.
-std::optional<Placement> placement_of(const rewrites::LayoutRule& rule,
-                                      const std::array<int64_t, 2>& t, const CoreGrid& g) {
+// Block-sharding grids of t (rows, cols) tiles: rows and columns dividing the tile rows and
+// columns, more than one core unless the device has one; the largest first.
+std::vector<CoreGrid> block_grids(const std::array<int64_t, 2>& t, const CoreGrid& g) {
+  std::vector<CoreGrid> out;
+  for (int64_t r : divisors(t[0], g.rows))
+    for (int64_t c : divisors(t[1], g.cols))
+      if (r * c > 1 || g.cores() == 1)
+        out.push_back(CoreGrid{static_cast<uint32_t>(r), static_cast<uint32_t>(c)});
+  std::stable_sort(out.begin(), out.end(),
+                   [](const CoreGrid& a, const CoreGrid& b) { return a.cores() > b.cores(); });
+  return out;
+}
+
+// The placements a rule describes for a value with `t` tiles (rows, cols) on this grid: none
+// when the value cannot take it; for a sharded rule the largest grid, or every grid with
+// `grids all`.
+std::vector<Placement> placements_of(const rewrites::LayoutRule& rule,
+                                     const std::array<int64_t, 2>& t, const CoreGrid& g) {
   using rewrites::LayoutMemory;
   BufferType buffer = rule.buffer == rewrites::LayoutBuffer::L1 ? BufferType::L1 : BufferType::DRAM;
+  Layout layout = rule.tiling == rewrites::LayoutTiling::Tile ? Layout::Tile : Layout::RowMajor;
+  std::vector<CoreGrid> grids;
   switch (rule.memory) {
   case LayoutMemory::Interleaved:
-    return Placement{Layout::Tile, buffer, MemoryLayout::Interleaved, {}, {0, 0}};
+    return {Placement{layout, buffer, MemoryLayout::Interleaved, {}, {0, 0}}};
   case LayoutMemory::HeightSharded:
-    if (auto grid = linear_grid(t[0], g))
-      return Placement{Layout::Tile,
-                       buffer,
-                       MemoryLayout::HeightSharded,
-                       *grid,
-                       {t[0] / grid->cores() * 32, t[1] * 32}};
-    return std::nullopt;
+    grids = linear_grids(t[0], g);
+    break;
   case LayoutMemory::WidthSharded:
-    if (auto grid = linear_grid(t[1], g))
-      return Placement{Layout::Tile,
-                       buffer,
-                       MemoryLayout::WidthSharded,
-                       *grid,
-                       {t[0] * 32, t[1] / grid->cores() * 32}};
-    return std::nullopt;
-  case LayoutMemory::BlockSharded: {
-    int64_t r = largest_divisor(t[0], g.rows), c = largest_divisor(t[1], g.cols);
-    if (r * c == 1 && g.cores() > 1) return std::nullopt;
-    return Placement{Layout::Tile,
-                     buffer,
-                     MemoryLayout::BlockSharded,
-                     CoreGrid{static_cast<uint32_t>(r), static_cast<uint32_t>(c)},
-                     {t[0] / r * 32, t[1] / c * 32}};
+    grids = linear_grids(t[1], g);
+    break;
+  case LayoutMemory::BlockSharded:
+    grids = block_grids(t, g);
+    break;
   }
+  if (!rule.every_grid && grids.size() > 1) grids.resize(1);
+  std::vector<Placement> out;
+  for (const CoreGrid& grid : grids) {
+    Placement p{layout, buffer, MemoryLayout::BlockSharded, grid, {0, 0}};
+    switch (rule.memory) {
+    case LayoutMemory::HeightSharded:
+      p.memory = MemoryLayout::HeightSharded;
+      p.shard_shape = {t[0] / grid.cores() * 32, t[1] * 32};
+      break;
+    case LayoutMemory::WidthSharded:
+      p.memory = MemoryLayout::WidthSharded;
+      p.shard_shape = {t[0] * 32, t[1] / grid.cores() * 32};
+      break;
+    default:
+      p.shard_shape = {t[0] / grid.rows * 32, t[1] / grid.cols * 32};
+      break;
+    }
+    out.push_back(p);
   }
-  return std::nullopt;
+  return out;
 }
 
 bool conditions_hold(const rewrites::LayoutRule& rule, const TensorType& type, const Placement& p) {
   for (const rewrites::LayoutCondition& c : rule.conditions) {
+    bool sharded = p.memory != MemoryLayout::Interleaved;
     switch (c.kind) {
     case rewrites::LayoutCondition::Kind::TileAligned: {
       const Shape& s = type.shape;
@@ -96,7 +120,10 @@ bool conditions_hold(const rewrites::LayoutRule& rule, const TensorType& type, c
       break;
     }
     case rewrites::LayoutCondition::Kind::MinCores:
-      if (p.memory != MemoryLayout::Interleaved && p.grid.cores() < c.value) return false;
+      if (sharded && p.grid.cores() < c.value) return false;
+      break;
+    case rewrites::LayoutCondition::Kind::MaxCores:
+      if (sharded && p.grid.cores() > c.value) return false;
       break;
     }
   }
@@ -114,8 +141,31 @@ std::shared_ptr<const LayoutChoice> LayoutChoice::shipped() {
   return choice;
 }
 
+bool moves_rows(OpKind kind) {
+  switch (kind) {
+  case OpKind::Reshape:
+  case OpKind::Permute:
+  case OpKind::Transpose:
+  case OpKind::Concat:
+  case OpKind::Slice:
+  case OpKind::Take:
+  case OpKind::Broadcast:
+    return true;
+  default:
+    return false;
+  }
+}
+
+bool LayoutChoice::reads_row_major(OpKind kind) const {
+  if (!moves_rows(kind)) return false;
+  return std::any_of(rules.begin(), rules.end(), [&](const rewrites::LayoutRule& r) {
+    return r.tiling == rewrites::LayoutTiling::RowMajor && r.applies_to(kind);
+  });
+}
+
 bool LayoutVariant::allows(OpKind producer) const {
   if (rules.empty()) return true;
+  if (placement.layout == Layout::RowMajor && !moves_rows(producer)) return false;
   for (const rewrites::LayoutRule* r : rules)
     if (r->applies_to(producer)) return true;
   return false;
@@ -126,14 +176,15 @@ std::vector<LayoutVariant> layout_variants(const TensorType& type, const Device&
   std::vector<LayoutVariant> out{{dram_tile_placement(), {}}};
   auto t = CostModel::tiles_2d(type.shape);
   for (const rewrites::LayoutRule& rule : layouts.rules) {
-    std::optional<Placement> p = placement_of(rule, t, device.grid_usable);
-    if (!p || !conditions_hold(rule, type, *p)) continue;
-    auto same = std::find_if(out.begin(), out.end(),
-                             [&](const LayoutVariant& v) { return v.placement == *p; });
-    if (same == out.end())
-      out.push_back(LayoutVariant{*p, {&rule}});
-    else if (!same->rules.empty())
-      same->rules.push_back(&rule);
+    for (const Placement& p : placements_of(rule, t, device.grid_usable)) {
+      if (!conditions_hold(rule, type, p)) continue;
+      auto same = std::find_if(out.begin(), out.end(),
+                               [&](const LayoutVariant& v) { return v.placement == p; });
+      if (same == out.end())
+        out.push_back(LayoutVariant{p, {&rule}});
+      else if (!same->rules.empty())
+        same->rules.push_back(&rule);
+    }
   }
   return out;
 }

@@ -129,9 +129,17 @@ private:
   std::optional<NodeId> place_op(NodeId n, size_t t) {
     const Node& node = g_.node(n);
     std::vector<uint32_t> ins;
+    // A data-movement op that may produce rows keeps the layout it reads when every operand
+    // is row-major; otherwise operands are tiles (only to_layout converts).
+    bool is_result = last_use_[n] == kForever;
+    bool to_dram = is_result || forced_dram_.count(n);
+    bool rows = model_.layouts().reads_row_major(node.kind) && !node.operands.empty() && !to_dram;
+    for (size_t i = 0; i < node.operands.size(); ++i)
+      rows = rows && plan_.values[value_of_[node.operands[i]]].placement.layout == Layout::RowMajor;
     for (size_t i = 0; i < node.operands.size(); ++i) {
       uint32_t v = value_of_[node.operands[i]];
-      if (plan_.values[v].placement.layout == Layout::RowMajor && !reads_as_stored(node.kind, i))
+      if (plan_.values[v].placement.layout == Layout::RowMajor && !reads_as_stored(node.kind, i) &&
+          !rows)
         v = convert(v, dram_tile_placement(), t);
       ins.push_back(v);
     }
@@ -149,11 +157,13 @@ private:
     for (uint32_t v : ins)
       uses.push_back(TensorUse{g_.node(plan_.values[v].node).type, plan_.values[v].placement});
     std::vector<Placement> cands;
-    bool is_result = last_use_[n] == kForever;
-    if (is_result || forced_dram_.count(n))
+    if (to_dram)
       cands = {dram_tile_placement()};
     else
       cands = candidate_placements(node.type, dev_, node.kind, model_.layouts());
+    std::erase_if(cands,
+                  [&](const Placement& p) { return (p.layout == Layout::RowMajor) != rows; });
+    if (cands.empty()) cands = {dram_tile_placement()};
     int64_t others = live_others(t, ins);
     std::optional<OpEstimate> best;
     Placement best_p;
@@ -167,6 +177,14 @@ private:
       // Rank by the op's time plus what its users will pay to read the result from there
       // (the model's time of the op itself is what the plan reports).
       double score = e.us + static_cast<double>(g_.use_count(n)) * read_cost(node.type, p);
+      // A row-major result is tilized once for the users that compute on tiles.
+      if (p.layout == Layout::RowMajor) {
+        std::vector<NodeId> users = g_.users(n);
+        if (std::any_of(users.begin(), users.end(), [&](NodeId u) {
+              return !model_.layouts().reads_row_major(g_.node(u).kind);
+            }))
+          score += model_.to_layout(node.type, p, dram_tile_placement()).us;
+      }
       if (!best || score < best_score - 1e-9) {
         best = e;
         best_p = p;

@@ -439,7 +439,7 @@ private:
     op_sets_[std::string(name)] = std::move(members);
   }
 
-  // `layout NAME: OPS => tile BUFFER MEMORY [if CONDITION, ...]`.
+  // `layout NAME: OPS => LAYOUT BUFFER MEMORY [grids all|largest] [if CONDITION, ...]`.
   LayoutRule read_layout(const LineReader& line, std::string_view body) {
     std::string_view rest = trim(body.substr(6));
     size_t colon = rest.find(':');
@@ -447,7 +447,7 @@ private:
     bool name_ok = colon != std::string_view::npos && !name.empty();
     for (char c : name) name_ok = name_ok && is_name_char(c);
     if (!name_ok)
-      line.fail(line.offset_of(rest), "expected 'layout NAME: ops => tile BUFFER MEMORY'");
+      line.fail(line.offset_of(rest), "expected 'layout NAME: ops => LAYOUT BUFFER MEMORY'");
     LayoutRule rule;
     rule.name = std::string(name);
     rule.origin = fmt::format("{}:{}", line.file(), line.line());
@@ -486,14 +486,16 @@ private:
       if (j > i) words.push_back(placement.substr(i, j - i));
       i = j + 1;
     }
-    if (words.size() != 3)
-      line.fail(line.offset_of(right), "expected 'tile BUFFER MEMORY' after '=>'");
-    if (words[0] != "tile") {
+    if (words.size() != 3 && words.size() != 5)
+      line.fail(line.offset_of(right),
+                "expected 'LAYOUT BUFFER MEMORY [grids all|largest]' after '=>'");
+    if (words[0] == "tile")
+      rule.tiling = LayoutTiling::Tile;
+    else if (words[0] == "row_major")
+      rule.tiling = LayoutTiling::RowMajor;
+    else
       line.fail(line.offset_of(words[0]),
-                fmt::format("expected the layout 'tile', got '{}' (row-major is the host's "
-                            "layout, not a device variant)",
-                            words[0]));
-    }
+                fmt::format("expected the layout 'tile' or 'row_major', got '{}'", words[0]));
     if (words[1] == "dram")
       rule.buffer = LayoutBuffer::Dram;
     else if (words[1] == "l1")
@@ -520,23 +522,39 @@ private:
     }
     if (rule.buffer == LayoutBuffer::Dram && rule.memory != LayoutMemory::Interleaved)
       line.fail(line.offset_of(words[2]), "a DRAM variant is interleaved (sharding is in L1)");
+    if (rule.tiling == LayoutTiling::RowMajor && rule.memory != LayoutMemory::Interleaved)
+      line.fail(line.offset_of(words[2]),
+                "a row-major variant is interleaved (sharded values are whole tiles)");
+    if (words.size() == 5) {
+      if (words[3] != "grids")
+        line.fail(line.offset_of(words[3]), fmt::format("expected 'grids', got '{}'", words[3]));
+      if (words[4] == "all")
+        rule.every_grid = true;
+      else if (words[4] != "largest")
+        line.fail(line.offset_of(words[4]),
+                  fmt::format("expected 'grids all' or 'grids largest', got 'grids {}'", words[4]));
+      if (rule.memory == LayoutMemory::Interleaved)
+        line.fail(line.offset_of(words[3]),
+                  "'grids' applies to sharded variants (interleaved pages use every core)");
+    }
     if (if_pos == std::string_view::npos) return rule;
     for (std::string_view g : split_top_level(right.substr(if_pos + 2))) {
       Call c = parse_call(line, g);
       LayoutCondition cond;
       if (c.name == "tile-aligned" && c.args.empty()) {
         cond.kind = LayoutCondition::Kind::TileAligned;
-      } else if (c.name == "min-cores" && c.args.size() == 1) {
-        cond.kind = LayoutCondition::Kind::MinCores;
+      } else if ((c.name == "min-cores" || c.name == "max-cores") && c.args.size() == 1) {
+        cond.kind = c.name == "min-cores" ? LayoutCondition::Kind::MinCores
+                                          : LayoutCondition::Kind::MaxCores;
         egraph::AttrValue v = parse_literal(line, c.args[0]);
         if (!v.is_int() || v.as_int() < 1)
           line.fail(line.offset_of(c.args[0]),
-                    fmt::format("min-cores expects a core count >= 1, got '{}'", c.args[0]));
+                    fmt::format("{} expects a core count >= 1, got '{}'", c.name, c.args[0]));
         cond.value = v.as_int();
       } else {
         line.fail(line.offset_of(c.name),
                   fmt::format("unknown layout condition '{}' with {} argument{} (conditions: "
-                              "tile-aligned, min-cores(N))",
+                              "tile-aligned, min-cores(N), max-cores(N))",
                               c.name, c.args.size(), c.args.size() == 1 ? "" : "s"));
       }
       rule.conditions.push_back(cond);

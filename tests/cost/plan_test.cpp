@@ -145,6 +145,54 @@ TEST(Layouts, ConditionsFilterVariants) {
   EXPECT_EQ(candidate_placements({DType::F32, Shape{64, 64}}, d, OpKind::Add, *layouts).size(), 1u);
 }
 
+TEST(Layouts, GridsAllOffersEveryGridTheShardsDivide) {
+  Device d = load_device("wormhole_b0");
+  TensorType t{DType::BF16, Shape{128, 96}}; // 4x3 tiles
+  auto largest = layouts_from("layout b: * => tile l1 block_sharded\n");
+  auto all = layouts_from("layout b: * => tile l1 block_sharded grids all\n");
+  auto small = layouts_from("layout b: * => tile l1 block_sharded grids all if max-cores(3)\n");
+  std::vector<Placement> one = candidate_placements(t, d, OpKind::Add, *largest);
+  ASSERT_EQ(one.size(), 2u);
+  EXPECT_EQ(placement_str(one[1]), "tile L1 block_sharded 4x3 shard 32x32");
+  // Rows dividing 4 (4, 2, 1) times columns dividing 3 (3, 1), one core excluded: 5 grids.
+  std::vector<std::string> grids;
+  for (const Placement& p : candidate_placements(t, d, OpKind::Add, *all))
+    grids.push_back(placement_str(p));
+  EXPECT_EQ(grids, (std::vector<std::string>{"tile DRAM interleaved",
+                                             "tile L1 block_sharded 4x3 shard 32x32",
+                                             "tile L1 block_sharded 2x3 shard 64x32",
+                                             "tile L1 block_sharded 4x1 shard 32x96",
+                                             "tile L1 block_sharded 1x3 shard 128x32",
+                                             "tile L1 block_sharded 2x1 shard 64x96"}));
+  EXPECT_EQ(candidate_placements(t, d, OpKind::Add, *small).size(), 3u); // 1x3, 2x1
+  auto heights = layouts_from("layout h: * => tile l1 height_sharded grids all\n");
+  // 4 tile rows: 4 or 2 cores.
+  EXPECT_EQ(candidate_placements(t, d, OpKind::Add, *heights).size(), 3u);
+}
+
+TEST(Layouts, RowMajorVariantsAreForDataMovement) {
+  Device d = load_device("wormhole_b0");
+  TensorType t{DType::F32, Shape{3, 50, 70}};
+  auto layouts = layouts_from("layout rows: * => row_major l1 interleaved\n");
+  std::vector<Placement> reshape = candidate_placements(t, d, OpKind::Reshape, *layouts);
+  ASSERT_EQ(reshape.size(), 2u);
+  EXPECT_EQ(placement_str(reshape[1]), "row_major L1 interleaved");
+  // Compute ops produce tiles whatever the rule says.
+  EXPECT_EQ(candidate_placements(t, d, OpKind::Exp, *layouts).size(), 1u);
+  EXPECT_TRUE(layouts->reads_row_major(OpKind::Permute));
+  EXPECT_FALSE(layouts->reads_row_major(OpKind::Add));
+  EXPECT_FALSE(LayoutChoice{}.reads_row_major(OpKind::Permute));
+  // A row-major copy moves bytes and computes nothing; the tile variant passes the unpacker.
+  CostModel model(d);
+  Placement rows = reshape[1];
+  std::array<TensorUse, 1> in{TensorUse{t, host_placement()}};
+  OpEstimate copy = model.op(OpKind::Permute, {}, in, TensorUse{t, rows});
+  EXPECT_EQ(copy.cost.compute_us, 0);
+  EXPECT_GT(copy.cost.dram_us, 0);
+  Placement l1_tile{Layout::Tile, BufferType::L1, MemoryLayout::Interleaved, {}, {0, 0}};
+  EXPECT_GT(model.op(OpKind::Permute, {}, in, TensorUse{t, l1_tile}).cost.compute_us, 0);
+}
+
 TEST(Layouts, WithoutLayoutRulesTheSeedMlpPlansInDram) {
   CostOptions options;
   options.layouts = std::make_shared<LayoutChoice>();

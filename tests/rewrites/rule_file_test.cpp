@@ -149,6 +149,24 @@ TEST(RuleFile, LayoutLinesDeclareVariants) {
   EXPECT_TRUE(f.layouts[2].applies_to(OpKind::Add));
   EXPECT_FALSE(f.layouts[2].applies_to(OpKind::Relu));
   EXPECT_EQ(f.layouts[2].conditions[0].value, 4);
+  EXPECT_FALSE(f.layouts[2].every_grid);
+}
+
+TEST(RuleFile, LayoutLinesRowMajorAndGrids) {
+  RuleFile f =
+      parse_rule_file("layout rows: reshape => row_major dram interleaved\n"
+                      "layout grids: * => tile l1 block_sharded grids all if max-cores(16)\n"
+                      "layout one: * => tile l1 height_sharded grids largest\n",
+                      "g.rules");
+  ASSERT_EQ(f.layouts.size(), 3u);
+  EXPECT_EQ(f.layouts[0].tiling, LayoutTiling::RowMajor);
+  EXPECT_EQ(f.layouts[0].buffer, LayoutBuffer::Dram);
+  EXPECT_EQ(f.layouts[1].tiling, LayoutTiling::Tile);
+  EXPECT_TRUE(f.layouts[1].every_grid);
+  ASSERT_EQ(f.layouts[1].conditions.size(), 1u);
+  EXPECT_EQ(f.layouts[1].conditions[0].kind, LayoutCondition::Kind::MaxCores);
+  EXPECT_EQ(f.layouts[1].conditions[0].value, 16);
+  EXPECT_FALSE(f.layouts[2].every_grid);
 }
 
 TEST(RuleFile, LayoutErrorsNameThePlace) {
@@ -156,23 +174,35 @@ TEST(RuleFile, LayoutErrorsNameThePlace) {
             "bad.rules:1:11: error: expected '*', an op or an op set, got 'frob'");
   EXPECT_EQ(load_error("layout x: * => tile l2 interleaved"),
             "bad.rules:1:21: error: expected the buffer 'dram' or 'l1', got 'l2'");
-  EXPECT_EQ(load_error("layout x: * => row_major l1 interleaved"),
-            "bad.rules:1:16: error: expected the layout 'tile', got 'row_major' (row-major is "
-            "the host's layout, not a device variant)");
+  EXPECT_EQ(load_error("layout x: * => rows l1 interleaved"),
+            "bad.rules:1:16: error: expected the layout 'tile' or 'row_major', got 'rows'");
+  EXPECT_EQ(load_error("layout x: * => row_major l1 height_sharded"),
+            "bad.rules:1:29: error: a row-major variant is interleaved (sharded values are "
+            "whole tiles)");
+  EXPECT_EQ(load_error("layout x: * => tile l1 block_sharded grids some"),
+            "bad.rules:1:44: error: expected 'grids all' or 'grids largest', got 'grids some'");
+  EXPECT_EQ(load_error("layout x: * => tile l1 block_sharded grid all"),
+            "bad.rules:1:38: error: expected 'grids', got 'grid'");
+  EXPECT_EQ(load_error("layout x: * => tile l1 interleaved grids all"),
+            "bad.rules:1:36: error: 'grids' applies to sharded variants (interleaved pages use "
+            "every core)");
+  EXPECT_EQ(load_error("layout x: * => tile l1 block_sharded if max-cores(0)"),
+            "bad.rules:1:51: error: max-cores expects a core count >= 1, got '0'");
   EXPECT_EQ(load_error("layout x: * => tile dram block_sharded"),
             "bad.rules:1:26: error: a DRAM variant is interleaved (sharding is in L1)");
   EXPECT_EQ(load_error("layout x: * => tile l1 diagonal"),
             "bad.rules:1:24: error: expected 'interleaved', 'height_sharded', 'width_sharded' "
             "or 'block_sharded', got 'diagonal'");
   EXPECT_EQ(load_error("layout x: * => tile l1"),
-            "bad.rules:1:15: error: expected 'tile BUFFER MEMORY' after '=>'");
+            "bad.rules:1:15: error: expected 'LAYOUT BUFFER MEMORY [grids all|largest]' after "
+            "'=>'");
   EXPECT_EQ(load_error("layout x: * => tile l1 interleaved if fast"),
             "bad.rules:1:39: error: unknown layout condition 'fast' with 0 arguments "
-            "(conditions: tile-aligned, min-cores(N))");
+            "(conditions: tile-aligned, min-cores(N), max-cores(N))");
   EXPECT_EQ(load_error("layout x: * => tile l1 block_sharded if min-cores(0)"),
             "bad.rules:1:51: error: min-cores expects a core count >= 1, got '0'");
   EXPECT_EQ(load_error("layout : * => tile l1 interleaved"),
-            "bad.rules:1:8: error: expected 'layout NAME: ops => tile BUFFER MEMORY'");
+            "bad.rules:1:8: error: expected 'layout NAME: ops => LAYOUT BUFFER MEMORY'");
   EXPECT_EQ(load_error("layout x: !add => tile l1 interleaved"),
             "bad.rules:1:10: error: expected the ops the layout applies to");
 }

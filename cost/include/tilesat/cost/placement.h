@@ -6,7 +6,8 @@
 // interleaved; L1 height sharded over the most cores (whole grid rows, or part of one row)
 // whose count divides the value's tile rows; width sharded likewise over its tile columns;
 // block sharded over the largest grid whose rows and columns divide its tile rows and
-// columns. Shards are whole tiles. Arguments arrive from the host row-major in DRAM.
+// columns (with `grids all`, every such grid); row-major interleaved in DRAM or L1 for the
+// data-movement ops. Shards are whole tiles. Arguments arrive from the host row-major in DRAM.
 //
 //   const LayoutChoice& layouts = LayoutChoice::shipped();      // rules/layout-choice.rules
 //   for (const Placement& p : candidate_placements(type, device, OpKind::Matmul, layouts))
@@ -29,9 +30,18 @@ namespace tilesat::cost {
 struct LayoutChoice {
   std::vector<rewrites::LayoutRule> rules;
 
+  /// Whether op `kind` reads row-major operands as they are: a data-movement op (moves_rows)
+  /// some rule lets produce a row-major result. Other ops read tiles.
+  bool reads_row_major(OpKind kind) const;
+
   /// The shipped `layout-choice` rule set, loaded once.
   static std::shared_ptr<const LayoutChoice> shipped();
 };
+
+/// Whether op `kind` only moves elements (reshape, permute, transpose, concat, slice, take,
+/// broadcast): the ops that may produce a row-major result (the data-movement cores copy
+/// rows; every other op computes on tiles in the FPU or SFPU).
+bool moves_rows(OpKind kind);
 
 /// A placement and the layout rules that offer it (none: tile DRAM interleaved, which every
 /// op may produce).
@@ -39,7 +49,8 @@ struct LayoutVariant {
   Placement placement;
   std::vector<const rewrites::LayoutRule*> rules;
 
-  /// Whether an op of kind `producer` may compute the value into this placement.
+  /// Whether an op of kind `producer` may compute the value into this placement (a row-major
+  /// one only if it moves_rows).
   bool allows(OpKind producer) const;
 };
 

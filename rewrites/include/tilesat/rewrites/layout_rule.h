@@ -1,13 +1,15 @@
 // Layout rules: the physical variants (placements) an op's result may take, as rule-file data.
 //
-// A rule file line `layout NAME: OPS => LAYOUT BUFFER MEMORY [if CONDITION, ...]` says that
-// the result of any op in OPS may be placed so (docs/rules.md). OPS is `*` (every op), op
-// names and op-set names, each optionally negated with `!` to exclude it. The words are
-// `tile`; `dram` or `l1`; `interleaved`, `height_sharded`, `width_sharded` or
-// `block_sharded`. Conditions: `tile-aligned` (the last two dims are whole tiles) and
-// `min-cores(N)` (a sharded variant spans at least N cores). The cost model (cost/) reads
-// these rules to enumerate each value's candidate placements; tile DRAM interleaved is always
-// a candidate, so a file without layout rules plans every value there.
+// A rule file line `layout NAME: OPS => LAYOUT BUFFER MEMORY [grids all] [if CONDITION, ...]`
+// says that the result of any op in OPS may be placed so (docs/rules.md). OPS is `*` (every
+// op), op names and op-set names, each optionally negated with `!` to exclude it. The words
+// are `tile` or `row_major` (row-major variants are interleaved, and only data-movement ops
+// produce them); `dram` or `l1`; `interleaved`, `height_sharded`, `width_sharded` or
+// `block_sharded`. A sharded variant spans the largest grid its shards divide, or with
+// `grids all` every such grid (one variant each). Conditions: `tile-aligned` (the last two
+// dims are whole tiles), `min-cores(N)` and `max-cores(N)` (a sharded variant's core count). The
+// cost model (cost/) reads these rules to enumerate each value's candidate placements; tile DRAM
+// interleaved is always a candidate, so a file without layout rules plans every value there.
 //
 //   RuleFile f = parse_rule_file("ops mm = matmul, linear\n"
 //                                "layout height: *, !mm => tile l1 height_sharded\n", "x.rules");
@@ -25,6 +27,7 @@ namespace tilesat::rewrites {
 
 /// Where a value lives and how it is spread over cores (mirrors cost::BufferType and
 /// cost::MemoryLayout, which this module cannot see).
+enum class LayoutTiling : uint8_t { Tile, RowMajor };
 enum class LayoutBuffer : uint8_t { Dram, L1 };
 enum class LayoutMemory : uint8_t { Interleaved, HeightSharded, WidthSharded, BlockSharded };
 
@@ -33,6 +36,7 @@ struct LayoutCondition {
   enum class Kind : uint8_t {
     TileAligned, ///< the value's last two dims are multiples of the tile (32)
     MinCores,    ///< a sharded variant spans at least `value` cores
+    MaxCores,    ///< a sharded variant spans at most `value` cores
   };
   Kind kind = Kind::TileAligned;
   int64_t value = 0;
@@ -45,8 +49,11 @@ struct LayoutRule {
   bool all = false;
   std::vector<OpKind> ops;
   std::vector<OpKind> excluded;
+  LayoutTiling tiling = LayoutTiling::Tile;
   LayoutBuffer buffer = LayoutBuffer::Dram;
   LayoutMemory memory = LayoutMemory::Interleaved;
+  /// `grids all`: one variant per grid the shards divide, not only the largest.
+  bool every_grid = false;
   std::vector<LayoutCondition> conditions;
   /// "file:line" the rule came from, for reports.
   std::string origin;

@@ -34,14 +34,14 @@ int run_check(const Options& o) {
   std::map<std::string, Tensor, std::less<>> weights;
   SourceFile file = load_input(o.input, &weights);
   const Graph& source = select_function(file, o.function);
-  std::vector<egraph::Rewrite> rules = selected_rules(o);
+  SelectedRules rules = selected_rules(o);
   cost::CostOptions copts;
   copts.fidelity = cost::parse_fidelity(o.math_fidelity);
-  copts.layouts = selected_layouts(o);
+  copts.layouts = rules.layouts;
   cost::Device device = cost::load_device(o.device.empty() ? "wormhole_b0" : o.device);
   cost::CostModel model(device, copts);
-  cost::DevicePlanResult planned =
-      cost::optimize_for_device(source, rules, runner_config(o), model, cost::ExtractOptions{});
+  cost::DevicePlanResult planned = cost::optimize_for_device(
+      source, rules.rewrites, runner_config(o), model, cost::ExtractOptions{});
   std::vector<uint8_t> bytes =
       lowering::lower_plan(planned.plan, lowering::DeviceSummary::of(device));
   runtime::Program program = runtime::Program::parse(std::move(bytes), source.name());

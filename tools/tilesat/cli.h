@@ -79,10 +79,14 @@ int run_devices(const Options& o);
 int run_run(const Options& o);
 int run_check(const Options& o);
 
-/// The rules `--rule-set` and `--rules` select (every shipped set when neither is given).
-std::vector<egraph::Rewrite> selected_rules(const Options& o);
-/// The `layout` lines of the same rule files: the placements the cost model may choose.
-std::shared_ptr<const cost::LayoutChoice> selected_layouts(const Options& o);
+/// What the rule files `--rule-set` and `--rules` select (every shipped set when neither is
+/// given) hold: their rewrites, and their `layout` lines (the placements the cost model may
+/// choose). Each file is read once.
+struct SelectedRules {
+  std::vector<egraph::Rewrite> rewrites;
+  std::shared_ptr<const cost::LayoutChoice> layouts;
+};
+SelectedRules selected_rules(const Options& o);
 /// How `--random-init` scales drawn values; `fallback` when the flag is not given.
 RandomInit random_init(const Options& o, RandomInit fallback);
 /// The saturation limits of `--iter-limit`, `--node-limit` and `--time-limit`.

@@ -27,18 +27,15 @@ std::vector<rewrites::RuleFile> selected_files(const Options& o) {
 
 } // namespace
 
-std::vector<egraph::Rewrite> selected_rules(const Options& o) {
-  std::vector<egraph::Rewrite> rules;
-  for (rewrites::RuleFile& f : selected_files(o))
-    for (egraph::Rewrite& r : f.rewrites) rules.push_back(std::move(r));
-  return rules;
-}
-
-std::shared_ptr<const cost::LayoutChoice> selected_layouts(const Options& o) {
-  auto choice = std::make_shared<cost::LayoutChoice>();
-  for (rewrites::RuleFile& f : selected_files(o))
-    for (rewrites::LayoutRule& r : f.layouts) choice->rules.push_back(std::move(r));
-  return choice;
+SelectedRules selected_rules(const Options& o) {
+  SelectedRules out;
+  auto layouts = std::make_shared<cost::LayoutChoice>();
+  for (rewrites::RuleFile& f : selected_files(o)) {
+    for (egraph::Rewrite& r : f.rewrites) out.rewrites.push_back(std::move(r));
+    for (rewrites::LayoutRule& r : f.layouts) layouts->rules.push_back(std::move(r));
+  }
+  out.layouts = std::move(layouts);
+  return out;
 }
 
 RandomInit random_init(const Options& o, RandomInit fallback) {
@@ -55,7 +52,7 @@ egraph::RunnerConfig runner_config(const Options& o) {
 }
 
 int run_opt(const Options& o) {
-  std::vector<egraph::Rewrite> rules = selected_rules(o);
+  SelectedRules rules = selected_rules(o);
   rewrites::OptimizeOptions options;
   options.runner = runner_config(o);
   options.explain = o.explain;
@@ -64,7 +61,7 @@ int run_opt(const Options& o) {
     return run_opt_plan(o, rules, options.runner, file);
   for (Module& m : file.modules) {
     for (Graph& g : m.functions) {
-      rewrites::OptimizeResult r = rewrites::optimize(g, rules, options);
+      rewrites::OptimizeResult r = rewrites::optimize(g, rules.rewrites, options);
       if (o.stats) fmt::print(stderr, "// @{}\n{}", g.name(), r.report.to_table());
       if (o.explain) fmt::print(stderr, "// @{}\n{}", g.name(), r.explanation);
       g = std::move(r.graph);

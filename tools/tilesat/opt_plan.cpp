@@ -13,11 +13,11 @@
 
 namespace tilesat::cli {
 
-int run_opt_plan(const Options& o, std::span<const egraph::Rewrite> rules,
-                 const egraph::RunnerConfig& runner, SourceFile& file) {
+int run_opt_plan(const Options& o, const SelectedRules& rules, const egraph::RunnerConfig& runner,
+                 SourceFile& file) {
   cost::CostOptions copts;
   copts.fidelity = cost::parse_fidelity(o.math_fidelity);
-  copts.layouts = selected_layouts(o);
+  copts.layouts = rules.layouts;
   cost::Device device = cost::load_device(o.device.empty() ? "wormhole_b0" : o.device);
   cost::ExtractOptions eopts;
   if (o.extract_time_limit) {
@@ -32,7 +32,7 @@ int run_opt_plan(const Options& o, std::span<const egraph::Rewrite> rules,
     copts.arguments_on_device = m.device_tensors;
     cost::CostModel model(device, copts);
     for (Graph& g : m.functions) {
-      results.push_back(cost::optimize_for_device(g, rules, runner, model, eopts));
+      results.push_back(cost::optimize_for_device(g, rules.rewrites, runner, model, eopts));
       if (o.stats) fmt::print(stderr, "// @{}\n{}", g.name(), results.back().report.to_table());
     }
   }

@@ -2,17 +2,14 @@
 #pragma once
 
 #include "cli.h"
-#include "tilesat/egraph/rewrite.h"
 #include "tilesat/egraph/runner.h"
 #include "tilesat/graph/module.h"
-
-#include <span>
 
 namespace tilesat::cli {
 
 /// Plans every function of `file` on the device of `o.device` (default wormhole_b0) and prints
 /// the plans (--emit plan) or the chosen programs as TTIR; writes --report FILE.json.
-int run_opt_plan(const Options& o, std::span<const egraph::Rewrite> rules,
-                 const egraph::RunnerConfig& runner, SourceFile& file);
+int run_opt_plan(const Options& o, const SelectedRules& rules, const egraph::RunnerConfig& runner,
+                 SourceFile& file);
 
 } // namespace tilesat::cli

@@ -295,6 +295,46 @@ OpEstimate CostModel::eltwise(OpKind kind, const Attrs& /*attrs*/,
   return e;
 }
 
+MatmulConfig CostModel::matmul_config(std::span<const TensorUse> inputs,
+                                      const TensorUse& output) const {
+  MatmulConfig m;
+  m.in0_tile_bytes = tile_bytes(inputs[0].type.dtype);
+  m.in1_tile_bytes = tile_bytes(inputs[1].type.dtype);
+  m.out_tile_bytes = tile_bytes(output.type.dtype);
+  m.in0_l1 = inputs[0].placement.buffer == BufferType::L1;
+  m.in1_l1 = inputs[1].placement.buffer == BufferType::L1;
+  m.out_l1 = output.placement.buffer == BufferType::L1;
+  m.in0_sharded = inputs[0].placement.memory != MemoryLayout::Interleaved;
+  m.out_sharded = output.placement.memory != MemoryLayout::Interleaved;
+  m.fidelity = options_.fidelity;
+  m.fp32_accumulate = output.type.dtype == DType::F32;
+  return m;
+}
+
+double CostModel::epilogue_cycles(const Attrs& attrs, bool bias) const {
+  double cycles = bias ? device_.fpu_eltwise_cycles_per_tile : 0;
+  std::string act = attrs.get_or<std::string>("activation", "");
+  if (!act.empty())
+    if (auto k = op_by_name(act)) cycles += device_.sfpu_cycles_per_tile * sfpu_weight(*k);
+  return cycles;
+}
+
+OpEstimate CostModel::best_grid(MatmulConfig m, const TensorUse& output) const {
+  // The output's shard grid, else the best of the usable sub-grids (the first of equals).
+  if (m.out_sharded && m.out_l1) {
+    m.grid = output.placement.grid;
+    return matmul(m);
+  }
+  std::optional<OpEstimate> best;
+  for (uint32_t r = 1; r <= device_.grid_usable.rows; ++r)
+    for (uint32_t c = 1; c <= device_.grid_usable.cols; ++c) {
+      m.grid = CoreGrid{r, c};
+      OpEstimate e = matmul(m);
+      if (!best || e.us < best->us - 1e-9) best = e;
+    }
+  return *best;
+}
+
 OpEstimate CostModel::op(OpKind kind, const Attrs& attrs, std::span<const TensorUse> inputs,
                          const TensorUse& output) const {
   const Device& d = device_;
@@ -319,41 +359,13 @@ OpEstimate CostModel::op(OpKind kind, const Attrs& attrs, std::span<const Tensor
     // Batch dims fold into M (each batch is an independent product).
     int64_t batch = 1;
     for (int64_t i = 0; i + 2 < output.type.shape.rank(); ++i) batch *= output.type.shape[i];
-    MatmulConfig m;
+    MatmulConfig m = matmul_config(inputs, output);
     m.m = batch * ceil_div(rows, 32) * 32;
     m.k = inner;
     m.n = cols;
-    m.in0_tile_bytes = tile_bytes(inputs[0].type.dtype);
-    m.in1_tile_bytes = tile_bytes(inputs[1].type.dtype);
-    m.out_tile_bytes = tile_bytes(output.type.dtype);
-    m.in0_l1 = inputs[0].placement.buffer == BufferType::L1;
-    m.in1_l1 = inputs[1].placement.buffer == BufferType::L1;
-    m.out_l1 = output.placement.buffer == BufferType::L1;
-    m.in0_sharded = inputs[0].placement.memory != MemoryLayout::Interleaved;
-    m.out_sharded = output.placement.memory != MemoryLayout::Interleaved;
-    m.fidelity = options_.fidelity;
-    m.fp32_accumulate = output.type.dtype == DType::F32;
-    // Linear: the bias add and the activation run on each output tile before it is packed.
-    if (kind == OpKind::Linear) {
-      if (inputs.size() > 2) m.epilogue_cycles_per_tile += elt;
-      std::string act = attrs.get_or<std::string>("activation", "");
-      if (!act.empty())
-        if (auto k = op_by_name(act)) m.epilogue_cycles_per_tile += sfpu * sfpu_weight(*k);
-    }
-    // The grid: the output's shard grid, else the best of the usable sub-grids.
-    std::optional<OpEstimate> best;
-    auto consider = [&](CoreGrid g) {
-      m.grid = g;
-      OpEstimate e = matmul(m);
-      if (!best || e.us < best->us - 1e-9) best = e;
-    };
-    if (m.out_sharded && m.out_l1) {
-      consider(output.placement.grid);
-    } else {
-      for (uint32_t r = 1; r <= d.grid_usable.rows; ++r)
-        for (uint32_t c = 1; c <= d.grid_usable.cols; ++c) consider(CoreGrid{r, c});
-    }
-    OpEstimate e = *best;
+    if (kind == OpKind::Linear)
+      m.epilogue_cycles_per_tile = epilogue_cycles(attrs, inputs.size() > 2);
+    OpEstimate e = best_grid(m, output);
     if (kind == OpKind::Linear && inputs.size() > 2) {
       double dram = 0, noc = 0, l1 = 0;
       read_us(inputs[2], e.cores, &dram, &noc, &l1);
@@ -482,20 +494,13 @@ OpEstimate CostModel::op(OpKind kind, const Attrs& attrs, std::span<const Tensor
     const Shape& w = inputs[1].type.shape;
     const Shape& o = output.type.shape;
     if (w.rank() != 4 || o.rank() != 4 || w[0] < 1) break;
-    MatmulConfig m;
+    MatmulConfig m = matmul_config(inputs, output);
     m.m = o.numel() / w[0];
     m.k = w[1] * w[2] * w[3];
     m.n = w[0];
-    m.in0_tile_bytes = tile_bytes(inputs[0].type.dtype);
-    m.in1_tile_bytes = tile_bytes(inputs[1].type.dtype);
-    m.out_tile_bytes = tile_bytes(output.type.dtype);
-    m.in0_l1 = inputs[0].placement.buffer == BufferType::L1;
-    m.in1_l1 = inputs[1].placement.buffer == BufferType::L1;
-    m.out_l1 = output.placement.buffer == BufferType::L1;
-    m.grid = d.grid_usable;
-    m.fidelity = options_.fidelity;
-    m.fp32_accumulate = output.type.dtype == DType::F32;
-    OpEstimate e = matmul(m);
+    // The bias add and the activation run on each output tile, as a linear's.
+    m.epilogue_cycles_per_tile = epilogue_cycles(attrs, inputs.size() > 2);
+    OpEstimate e = best_grid(m, output);
     for (const TensorUse& in : inputs)
       e.l1_bytes_per_core += l1_bytes_per_core(in.type, in.placement);
     e.l1_bytes_per_core += l1_bytes_per_core(output.type, output.placement);

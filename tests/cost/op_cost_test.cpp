@@ -97,6 +97,37 @@ TEST(OpCost, MeasuredMatmulWithinTenPercent) {
   EXPECT_LE(e.blocking->out_subblock_h * e.blocking->out_subblock_w, 8);
 }
 
+TEST(OpCost, FusedEpiloguesCountInConvAndLinear) {
+  CostModel m(load_device("wormhole_b0"));
+  // A conv2d's bias add and activation run on each output tile, as a linear's.
+  TensorType x = f32({1, 64, 56, 56}), w = f32({64, 64, 3, 3}), bias = f32({64}),
+             y = f32({1, 64, 56, 56});
+  Placement dram = dram_tile_placement();
+  std::vector<TensorUse> plain{{x, dram}, {w, host_placement()}};
+  std::vector<TensorUse> with_bias{{x, dram}, {w, host_placement()}, {bias, host_placement()}};
+  Attrs gelu;
+  gelu.set("activation", std::string("gelu"));
+  double conv = m.op(OpKind::Conv2d, {}, plain, {y, dram}).cost.compute_us;
+  double conv_bias = m.op(OpKind::Conv2d, {}, with_bias, {y, dram}).cost.compute_us;
+  double conv_gelu = m.op(OpKind::Conv2d, gelu, with_bias, {y, dram}).cost.compute_us;
+  EXPECT_LT(conv, conv_bias);
+  EXPECT_LT(conv_bias, conv_gelu);
+  OpEstimate e = m.op(OpKind::Conv2d, gelu, with_bias, {y, dram});
+  EXPECT_THAT(e.cost.detail, ::testing::HasSubstr("epilogue"));
+  // The grid is the best sub-grid, as for a matmul: no sub-grid predicts less.
+  ASSERT_TRUE(e.matmul.has_value());
+  for (uint32_t r = 1; r <= 8; ++r)
+    for (uint32_t c = 1; c <= 8; ++c) {
+      MatmulConfig other = *e.matmul;
+      other.grid = CoreGrid{r, c};
+      EXPECT_GE(m.matmul(other).us, e.us - 1e-9) << r << "x" << c;
+    }
+  TensorType a = f32({128, 768}), b = f32({768, 3072}), o = f32({128, 3072}), lb = f32({3072});
+  std::vector<TensorUse> lin{{a, dram}, {b, dram}, {lb, dram}};
+  EXPECT_LT(m.op(OpKind::Linear, {}, lin, {o, dram}).cost.compute_us,
+            m.op(OpKind::Linear, gelu, lin, {o, dram}).cost.compute_us);
+}
+
 TEST(OpCost, EveryOpKindHasAnEstimate) {
   CostModel m(load_device("wormhole_b0"));
   TensorType t = f32({64, 64});

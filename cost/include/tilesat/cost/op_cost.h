@@ -109,6 +109,13 @@ private:
   OpEstimate eltwise(OpKind kind, const Attrs& attrs, std::span<const TensorUse> inputs,
                      const TensorUse& output, double cycles_per_tile, std::string what) const;
   double read_us(const TensorUse& t, uint32_t cores, double* dram, double* noc, double* l1) const;
+  /// A matmul-like op's configuration from its operands' and result's types and placements
+  /// (shapes left to the caller).
+  MatmulConfig matmul_config(std::span<const TensorUse> inputs, const TensorUse& output) const;
+  /// Cycles per output tile of a fused bias add and `activation` attribute.
+  double epilogue_cycles(const Attrs& attrs, bool bias) const;
+  /// `m` on the result's shard grid, or on the best sub-grid of the usable grid.
+  OpEstimate best_grid(MatmulConfig m, const TensorUse& output) const;
 
   Device device_;
   CostOptions options_;

@@ -90,12 +90,18 @@ std::string plan_to_text(const Plan& plan) {
       blocking = fmt::format(" block {}x{} k{} sub {}x{}", op.blocking->per_core_m,
                              op.blocking->per_core_n, op.blocking->in0_block_w,
                              op.blocking->out_subblock_h, op.blocking->out_subblock_w);
+    // A fused activation (linear, conv2d) is part of the op: name it.
+    std::string activation;
+    if (!op.is_to_layout()) {
+      std::string act = plan.graph.node(op.node).attrs.get_or<std::string>("activation", "");
+      if (!act.empty()) activation = fmt::format(" | activation {}", act);
+    }
     out += fmt::format("{:3} {} = {}({}) -> {} | {} cores ({}x{}){} | {:.2f} us | L1 {} B/core | "
-                       "{} CBs | {}-bound\n",
+                       "{} CBs | {}-bound{}\n",
                        i, op.name, op.kind, operands_str(plan, op),
                        placement_str(plan.values[op.result].placement), op.cores, op.grid.rows,
                        op.grid.cols, blocking, op.predicted_us, op.l1_bytes_per_core,
-                       op.circular_buffers, op.cost.dominant);
+                       op.circular_buffers, op.cost.dominant, activation);
     out += fmt::format("      // {}\n", op.cost.detail);
   }
   std::vector<std::string> results;

@@ -99,6 +99,25 @@ public:
     return best_of(c, [&](const Placement& p) { return usable(p) ? 0 : kInf; });
   }
 
+  // The cheapest way to have class `c` where `rule` (a `reads` line) accepts it: a candidate
+  // it accepts as it is, or one converted to the placement it accepts; the candidate's index,
+  // the cost and the placement read. Nullopt when no placement of the class is accepted.
+  std::optional<std::tuple<uint32_t, double, Placement>>
+  best_accepted(egraph::Id c, const rewrites::OperandRule& rule) const {
+    const ClassState& s = state_.at(teg_.egraph.find(c));
+    const TensorType& type = teg_.facts_of(c).type;
+    std::optional<std::tuple<uint32_t, double, Placement>> best;
+    for (uint32_t t = 0; t < s.variants.size(); ++t) {
+      if (!accepts(rule, s.at(t))) continue;
+      for (uint32_t k = 0; k < s.variants.size(); ++k) {
+        if (s.cost[k] == kInf) continue;
+        double cost = s.cost[k] + (k == t ? 0 : model_.to_layout(type, s.at(k), s.at(t)).us);
+        if (!best || cost < std::get<1>(*best)) best = std::make_tuple(k, cost, s.at(t));
+      }
+    }
+    return best;
+  }
+
   // The cheapest way to have class `c` in tile layout for a consumer: its index and cost.
   std::pair<uint32_t, double> best_input(egraph::Id c) const {
     return best_converted(c, [](const Placement& p) { return p.layout == Layout::Tile; });
@@ -138,6 +157,10 @@ private:
       if (cost == kInf) return std::nullopt;
       const ClassState& cs = state(ch);
       Placement p = cs.at(k).layout == mode || as_stored ? cs.at(k) : dram_tile_placement();
+      // A `reads` line puts the operand where the op must read it (if it can be there).
+      if (const rewrites::OperandRule* rule = model_.layouts().operand_rule(kind);
+          rule && !as_stored && mode == Layout::Tile)
+        if (auto a = best_accepted(ch, *rule)) std::tie(k, cost, p) = *a;
       const TensorType& type = teg_.facts_of(ch).type;
       // Two sharded operands must share a shard spec; otherwise the enforcer moves one.
       if (p.memory != MemoryLayout::Interleaved) {

@@ -135,7 +135,9 @@ bool conditions_hold(const rewrites::LayoutRule& rule, const TensorType& type, c
 std::shared_ptr<const LayoutChoice> LayoutChoice::shipped() {
   static const std::shared_ptr<const LayoutChoice> choice = [] {
     auto c = std::make_shared<LayoutChoice>();
-    c->rules = rewrites::load_rule_file(rewrites::rule_set_path("layout-choice")).layouts;
+    rewrites::RuleFile f = rewrites::load_rule_file(rewrites::rule_set_path("layout-choice"));
+    c->rules = std::move(f.layouts);
+    c->reads = std::move(f.reads);
     return c;
   }();
   return choice;
@@ -161,6 +163,23 @@ bool LayoutChoice::reads_row_major(OpKind kind) const {
   return std::any_of(rules.begin(), rules.end(), [&](const rewrites::LayoutRule& r) {
     return r.tiling == rewrites::LayoutTiling::RowMajor && r.applies_to(kind);
   });
+}
+
+const rewrites::OperandRule* LayoutChoice::operand_rule(OpKind kind) const {
+  for (const rewrites::OperandRule& r : reads)
+    if (r.applies_to(kind)) return &r;
+  return nullptr;
+}
+
+bool accepts(const rewrites::OperandRule& rule, const Placement& p) {
+  using rewrites::LayoutMemory;
+  auto buffer =
+      p.buffer == BufferType::L1 ? rewrites::LayoutBuffer::L1 : rewrites::LayoutBuffer::Dram;
+  LayoutMemory memory = p.memory == MemoryLayout::Interleaved     ? LayoutMemory::Interleaved
+                        : p.memory == MemoryLayout::HeightSharded ? LayoutMemory::HeightSharded
+                        : p.memory == MemoryLayout::WidthSharded  ? LayoutMemory::WidthSharded
+                                                                  : LayoutMemory::BlockSharded;
+  return p.layout == Layout::Tile && rule.accepts(buffer, memory);
 }
 
 bool LayoutVariant::allows(OpKind producer) const {

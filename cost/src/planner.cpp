@@ -100,6 +100,49 @@ private:
     return dev_.cycles_to_us(bytes / cores / per_cycle);
   }
 
+  // The placement `rule` accepts that value `v` converts to most cheaply; nullopt if none of
+  // its type's variants is accepted.
+  std::optional<Placement> accepted_placement(uint32_t v, const rewrites::OperandRule& rule) const {
+    const PlannedValue& pv = plan_.values[v];
+    const TensorType& type = g_.node(pv.node).type;
+    std::optional<Placement> best;
+    double best_us = 0;
+    for (const LayoutVariant& variant : layout_variants(type, dev_, model_.layouts())) {
+      if (!accepts(rule, variant.placement)) continue;
+      double us = model_.to_layout(type, pv.placement, variant.placement).us;
+      if (!best || us < best_us) {
+        best = variant.placement;
+        best_us = us;
+      }
+    }
+    return best;
+  }
+
+  // What the users of `n` pay to read it from `p` beyond the read itself: a row-major result
+  // is tilized once for users that compute on tiles; a user whose `reads` line does not
+  // accept `p` converts it.
+  double user_conversions(NodeId n, const Placement& p) const {
+    const TensorType& type = g_.node(n).type;
+    double us = 0;
+    bool tilize = false;
+    for (NodeId u : g_.users(n)) {
+      OpKind kind = g_.node(u).kind;
+      if (p.layout == Layout::RowMajor && !model_.layouts().reads_row_major(kind)) tilize = true;
+      const rewrites::OperandRule* rule = model_.layouts().operand_rule(kind);
+      if (rule && p.layout == Layout::Tile && !accepts(*rule, p)) {
+        double best = -1;
+        for (const LayoutVariant& v : layout_variants(type, dev_, model_.layouts()))
+          if (accepts(*rule, v.placement)) {
+            double c = model_.to_layout(type, p, v.placement).us;
+            if (best < 0 || c < best) best = c;
+          }
+        if (best > 0) us += best;
+      }
+    }
+    if (tilize) us += model_.to_layout(type, p, dram_tile_placement()).us;
+    return us;
+  }
+
   uint32_t convert(uint32_t v, const Placement& to, size_t t) {
     auto key = std::make_pair(v, placement_str(to));
     if (auto it = conversions_.find(key); it != conversions_.end()) return it->second;
@@ -143,6 +186,12 @@ private:
         v = convert(v, dram_tile_placement(), t);
       ins.push_back(v);
     }
+    // A `reads` line: operands go where the op must read them, if they can be there.
+    if (const rewrites::OperandRule* rule = model_.layouts().operand_rule(node.kind); rule && !rows)
+      for (size_t i = 0; i < ins.size(); ++i)
+        if (!reads_as_stored(node.kind, i) && !accepts(*rule, plan_.values[ins[i]].placement))
+          if (std::optional<Placement> to = accepted_placement(ins[i], *rule))
+            ins[i] = convert(ins[i], *to, t);
     // Two sharded operands must share one shard spec (seed 001); others go to DRAM.
     std::optional<Placement> shard;
     for (uint32_t& v : ins) {
@@ -176,15 +225,8 @@ private:
       if (e.circular_buffers > dev_.max_circular_buffers) continue;
       // Rank by the op's time plus what its users will pay to read the result from there
       // (the model's time of the op itself is what the plan reports).
-      double score = e.us + static_cast<double>(g_.use_count(n)) * read_cost(node.type, p);
-      // A row-major result is tilized once for the users that compute on tiles.
-      if (p.layout == Layout::RowMajor) {
-        std::vector<NodeId> users = g_.users(n);
-        if (std::any_of(users.begin(), users.end(), [&](NodeId u) {
-              return !model_.layouts().reads_row_major(g_.node(u).kind);
-            }))
-          score += model_.to_layout(node.type, p, dram_tile_placement()).us;
-      }
+      double score = e.us + static_cast<double>(g_.use_count(n)) * read_cost(node.type, p) +
+                     user_conversions(n, p);
       if (!best || score < best_score - 1e-9) {
         best = e;
         best_p = p;

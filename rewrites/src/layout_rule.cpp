@@ -1,15 +1,19 @@
-// layout_rule.cpp: which ops a layout rule applies to.
+// layout_rule.cpp: which ops a layout or reads rule applies to, and what a reads rule accepts.
 #include "tilesat/rewrites/layout_rule.h"
 
 #include <algorithm>
 
 namespace tilesat::rewrites {
 
-bool LayoutRule::applies_to(OpKind producer) const {
-  auto has = [producer](const std::vector<OpKind>& v) {
-    return std::find(v.begin(), v.end(), producer) != v.end();
+bool OpSelection::applies_to(OpKind kind) const {
+  auto has = [kind](const std::vector<OpKind>& v) {
+    return std::find(v.begin(), v.end(), kind) != v.end();
   };
   return (all || has(ops)) && !has(excluded);
+}
+
+bool OperandRule::accepts(LayoutBuffer b, LayoutMemory m) const {
+  return b == buffer && std::find(memory.begin(), memory.end(), m) != memory.end();
 }
 
 } // namespace tilesat::rewrites

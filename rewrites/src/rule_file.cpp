@@ -412,6 +412,10 @@ public:
         out.layouts.push_back(read_layout(line, body));
         continue;
       }
+      if (body.starts_with("reads ") || body.starts_with("reads\t")) {
+        out.reads.push_back(read_reads(line, body));
+        continue;
+      }
       read_rule(line, body, out);
     }
     return out;
@@ -439,16 +443,17 @@ private:
     op_sets_[std::string(name)] = std::move(members);
   }
 
-  // `layout NAME: OPS => LAYOUT BUFFER MEMORY [grids all|largest] [if CONDITION, ...]`.
-  LayoutRule read_layout(const LineReader& line, std::string_view body) {
-    std::string_view rest = trim(body.substr(6));
+  // The common head of `layout` and `reads` lines, `KEYWORD NAME: OPS => RIGHT`: fills the
+  // name, origin and op selection of `rule`; returns RIGHT.
+  template <class Rule>
+  std::string_view read_selection(const LineReader& line, std::string_view body,
+                                  std::string_view keyword, std::string_view usage, Rule& rule) {
+    std::string_view rest = trim(body.substr(keyword.size()));
     size_t colon = rest.find(':');
     std::string_view name = trim(rest.substr(0, colon == std::string_view::npos ? 0 : colon));
     bool name_ok = colon != std::string_view::npos && !name.empty();
     for (char c : name) name_ok = name_ok && is_name_char(c);
-    if (!name_ok)
-      line.fail(line.offset_of(rest), "expected 'layout NAME: ops => LAYOUT BUFFER MEMORY'");
-    LayoutRule rule;
+    if (!name_ok) line.fail(line.offset_of(rest), fmt::format("expected '{}'", usage));
     rule.name = std::string(name);
     rule.origin = fmt::format("{}:{}", line.file(), line.line());
     std::string_view after_colon = rest.substr(colon + 1);
@@ -475,17 +480,69 @@ private:
       into.push_back(*k);
     }
     if (!rule.all && rule.ops.empty())
-      line.fail(line.offset_of(after_colon), "expected the ops the layout applies to");
-    std::string_view right = after_colon.substr(arrow + 2);
-    size_t if_pos = find_if_keyword(right);
-    std::string_view placement = trim(right.substr(0, if_pos));
+      line.fail(line.offset_of(after_colon),
+                fmt::format("expected the ops the {} applies to", keyword));
+    return after_colon.substr(arrow + 2);
+  }
+
+  static std::vector<std::string_view> words_of(std::string_view text) {
     std::vector<std::string_view> words;
-    for (size_t i = 0; i < placement.size();) {
-      size_t j = placement.find_first_of(" \t", i);
-      if (j == std::string_view::npos) j = placement.size();
-      if (j > i) words.push_back(placement.substr(i, j - i));
+    for (size_t i = 0; i < text.size();) {
+      size_t j = text.find_first_of(" \t", i);
+      if (j == std::string_view::npos) j = text.size();
+      if (j > i) words.push_back(text.substr(i, j - i));
       i = j + 1;
     }
+    return words;
+  }
+
+  static LayoutBuffer read_buffer(const LineReader& line, std::string_view word) {
+    if (word == "dram") return LayoutBuffer::Dram;
+    if (word != "l1")
+      line.fail(line.offset_of(word),
+                fmt::format("expected the buffer 'dram' or 'l1', got '{}'", word));
+    return LayoutBuffer::L1;
+  }
+
+  // One memory layout; with `sharded_ok`, also `sharded` (every sharding).
+  static std::vector<LayoutMemory> read_memory(const LineReader& line, std::string_view word,
+                                               bool sharded_ok) {
+    static const std::pair<std::string_view, LayoutMemory> kMemory[] = {
+        {"interleaved", LayoutMemory::Interleaved},
+        {"height_sharded", LayoutMemory::HeightSharded},
+        {"width_sharded", LayoutMemory::WidthSharded},
+        {"block_sharded", LayoutMemory::BlockSharded}};
+    for (const auto& [name, m] : kMemory)
+      if (name == word) return {m};
+    if (sharded_ok && word == "sharded")
+      return {LayoutMemory::HeightSharded, LayoutMemory::WidthSharded, LayoutMemory::BlockSharded};
+    line.fail(line.offset_of(word),
+              fmt::format("expected 'interleaved', {}'height_sharded', 'width_sharded' or "
+                          "'block_sharded', got '{}'",
+                          sharded_ok ? "'sharded', " : "", word));
+  }
+
+  // `reads NAME: OPS => BUFFER MEMORY`.
+  OperandRule read_reads(const LineReader& line, std::string_view body) {
+    OperandRule rule;
+    std::string_view right =
+        read_selection(line, body, "reads", "reads NAME: ops => BUFFER MEMORY", rule);
+    std::vector<std::string_view> words = words_of(trim(right));
+    if (words.size() != 2) line.fail(line.offset_of(right), "expected 'BUFFER MEMORY' after '=>'");
+    rule.buffer = read_buffer(line, words[0]);
+    rule.memory = read_memory(line, words[1], true);
+    if (rule.buffer == LayoutBuffer::Dram && rule.memory.front() != LayoutMemory::Interleaved)
+      line.fail(line.offset_of(words[1]), "DRAM is interleaved (sharding is in L1)");
+    return rule;
+  }
+
+  // `layout NAME: OPS => LAYOUT BUFFER MEMORY [grids all|largest] [if CONDITION, ...]`.
+  LayoutRule read_layout(const LineReader& line, std::string_view body) {
+    LayoutRule rule;
+    std::string_view right =
+        read_selection(line, body, "layout", "layout NAME: ops => LAYOUT BUFFER MEMORY", rule);
+    size_t if_pos = find_if_keyword(right);
+    std::vector<std::string_view> words = words_of(trim(right.substr(0, if_pos)));
     if (words.size() != 3 && words.size() != 5)
       line.fail(line.offset_of(right),
                 "expected 'LAYOUT BUFFER MEMORY [grids all|largest]' after '=>'");
@@ -496,30 +553,8 @@ private:
     else
       line.fail(line.offset_of(words[0]),
                 fmt::format("expected the layout 'tile' or 'row_major', got '{}'", words[0]));
-    if (words[1] == "dram")
-      rule.buffer = LayoutBuffer::Dram;
-    else if (words[1] == "l1")
-      rule.buffer = LayoutBuffer::L1;
-    else
-      line.fail(line.offset_of(words[1]),
-                fmt::format("expected the buffer 'dram' or 'l1', got '{}'", words[1]));
-    static const std::pair<std::string_view, LayoutMemory> kMemory[] = {
-        {"interleaved", LayoutMemory::Interleaved},
-        {"height_sharded", LayoutMemory::HeightSharded},
-        {"width_sharded", LayoutMemory::WidthSharded},
-        {"block_sharded", LayoutMemory::BlockSharded}};
-    bool known = false;
-    for (const auto& [word, m] : kMemory) {
-      if (word != words[2]) continue;
-      rule.memory = m;
-      known = true;
-    }
-    if (!known) {
-      line.fail(line.offset_of(words[2]),
-                fmt::format("expected 'interleaved', 'height_sharded', 'width_sharded' or "
-                            "'block_sharded', got '{}'",
-                            words[2]));
-    }
+    rule.buffer = read_buffer(line, words[1]);
+    rule.memory = read_memory(line, words[2], false).front();
     if (rule.buffer == LayoutBuffer::Dram && rule.memory != LayoutMemory::Interleaved)
       line.fail(line.offset_of(words[2]), "a DRAM variant is interleaved (sharding is in L1)");
     if (rule.tiling == LayoutTiling::RowMajor && rule.memory != LayoutMemory::Interleaved)

@@ -193,6 +193,21 @@ TEST(Layouts, RowMajorVariantsAreForDataMovement) {
   EXPECT_GT(model.op(OpKind::Permute, {}, in, TensorUse{t, l1_tile}).cost.compute_us, 0);
 }
 
+TEST(Layouts, ReadsLinesNameWhereOperandsMustBe) {
+  auto layouts = std::make_shared<LayoutChoice>();
+  layouts->reads = rewrites::parse_rule_file("reads r: sum, mean => l1 sharded\n", "r.rules").reads;
+  ASSERT_NE(layouts->operand_rule(OpKind::Mean), nullptr);
+  EXPECT_EQ(layouts->operand_rule(OpKind::Exp), nullptr);
+  const rewrites::OperandRule& rule = *layouts->operand_rule(OpKind::Sum);
+  EXPECT_TRUE(accepts(
+      rule, Placement{Layout::Tile, BufferType::L1, MemoryLayout::WidthSharded, {1, 8}, {32, 32}}));
+  EXPECT_FALSE(accepts(rule, dram_tile_placement()));
+  EXPECT_FALSE(accepts(
+      rule, Placement{Layout::Tile, BufferType::L1, MemoryLayout::Interleaved, {}, {0, 0}}));
+  // The shipped layout-choice set carries seed 001's constraint on reductions.
+  EXPECT_NE(LayoutChoice::shipped()->operand_rule(OpKind::Max), nullptr);
+}
+
 TEST(Layouts, WithoutLayoutRulesTheSeedMlpPlansInDram) {
   CostOptions options;
   options.layouts = std::make_shared<LayoutChoice>();

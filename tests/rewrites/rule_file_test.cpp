@@ -169,6 +169,34 @@ TEST(RuleFile, LayoutLinesRowMajorAndGrids) {
   EXPECT_FALSE(f.layouts[2].every_grid);
 }
 
+TEST(RuleFile, ReadsLinesConstrainOperands) {
+  RuleFile f = parse_rule_file("ops red = sum, mean\n"
+                               "reads r: red => l1 sharded\n"
+                               "reads d: exp => dram interleaved\n",
+                               "r.rules");
+  ASSERT_EQ(f.reads.size(), 2u);
+  EXPECT_EQ(f.reads[0].name, "r");
+  EXPECT_EQ(f.reads[0].origin, "r.rules:2");
+  EXPECT_TRUE(f.reads[0].applies_to(OpKind::Mean));
+  EXPECT_FALSE(f.reads[0].applies_to(OpKind::Exp));
+  EXPECT_TRUE(f.reads[0].accepts(LayoutBuffer::L1, LayoutMemory::HeightSharded));
+  EXPECT_TRUE(f.reads[0].accepts(LayoutBuffer::L1, LayoutMemory::BlockSharded));
+  EXPECT_FALSE(f.reads[0].accepts(LayoutBuffer::L1, LayoutMemory::Interleaved));
+  EXPECT_FALSE(f.reads[0].accepts(LayoutBuffer::Dram, LayoutMemory::Interleaved));
+  EXPECT_TRUE(f.reads[1].accepts(LayoutBuffer::Dram, LayoutMemory::Interleaved));
+  EXPECT_EQ(load_error("reads r: sum => l1"),
+            "bad.rules:1:16: error: expected 'BUFFER MEMORY' after '=>'");
+  EXPECT_EQ(load_error("reads r: sum => dram sharded"),
+            "bad.rules:1:22: error: DRAM is interleaved (sharding is in L1)");
+  EXPECT_EQ(load_error("reads r: sum => l1 striped"),
+            "bad.rules:1:20: error: expected 'interleaved', 'sharded', 'height_sharded', "
+            "'width_sharded' or 'block_sharded', got 'striped'");
+  EXPECT_EQ(load_error("reads : sum => l1 sharded"),
+            "bad.rules:1:7: error: expected 'reads NAME: ops => BUFFER MEMORY'");
+  EXPECT_EQ(load_error("reads r: => l1 sharded"),
+            "bad.rules:1:10: error: expected '*', an op or an op set, got ''");
+}
+
 TEST(RuleFile, LayoutErrorsNameThePlace) {
   EXPECT_EQ(load_error("layout x: frob => tile l1 interleaved"),
             "bad.rules:1:11: error: expected '*', an op or an op set, got 'frob'");

@@ -33,6 +33,7 @@ SelectedRules selected_rules(const Options& o) {
   for (rewrites::RuleFile& f : selected_files(o)) {
     for (egraph::Rewrite& r : f.rewrites) out.rewrites.push_back(std::move(r));
     for (rewrites::LayoutRule& r : f.layouts) layouts->rules.push_back(std::move(r));
+    for (rewrites::OperandRule& r : f.reads) layouts->reads.push_back(std::move(r));
   }
   out.layouts = std::move(layouts);
   return out;

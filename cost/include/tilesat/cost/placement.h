@@ -30,9 +30,14 @@ namespace tilesat::cost {
 struct LayoutChoice {
   std::vector<rewrites::LayoutRule> rules;
 
+  /// `reads` lines: where ops must read their operands from.
+  std::vector<rewrites::OperandRule> reads;
+
   /// Whether op `kind` reads row-major operands as they are: a data-movement op (moves_rows)
   /// some rule lets produce a row-major result. Other ops read tiles.
   bool reads_row_major(OpKind kind) const;
+  /// The first `reads` line for op `kind`, or null (any placement will do).
+  const rewrites::OperandRule* operand_rule(OpKind kind) const;
 
   /// The shipped `layout-choice` rule set, loaded once.
   static std::shared_ptr<const LayoutChoice> shipped();
@@ -58,6 +63,10 @@ struct LayoutVariant {
 /// once. The rules' conditions are checked; their op lists are left to LayoutVariant::allows.
 std::vector<LayoutVariant> layout_variants(const TensorType& type, const Device& device,
                                            const LayoutChoice& layouts);
+
+/// Whether an operand placed at `p` satisfies `rule` (a tile placement in its buffer and
+/// memory layout).
+bool accepts(const rewrites::OperandRule& rule, const Placement& p);
 
 /// Where the host hands arguments over: row-major, DRAM, interleaved.
 Placement host_placement();

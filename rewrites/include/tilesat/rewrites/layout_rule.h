@@ -11,6 +11,9 @@
 // cost model (cost/) reads these rules to enumerate each value's candidate placements; tile DRAM
 // interleaved is always a candidate, so a file without layout rules plans every value there.
 //
+// A `reads NAME: OPS => BUFFER MEMORY` line (OperandRule) constrains where those ops read
+// their operands from instead.
+//
 //   RuleFile f = parse_rule_file("ops mm = matmul, linear\n"
 //                                "layout height: *, !mm => tile l1 height_sharded\n", "x.rules");
 //   f.layouts[0].applies_to(OpKind::Add);      // true
@@ -42,13 +45,19 @@ struct LayoutCondition {
   int64_t value = 0;
 };
 
-/// One `layout` line of a rule file.
-struct LayoutRule {
-  std::string name;
+/// The ops a `layout` or `reads` line names: `*`, ops and op sets, `!x` to exclude.
+struct OpSelection {
   /// Every op unless `all` is false, then only `ops`; `excluded` removes ops either way.
   bool all = false;
   std::vector<OpKind> ops;
   std::vector<OpKind> excluded;
+
+  bool applies_to(OpKind kind) const;
+};
+
+/// One `layout` line of a rule file.
+struct LayoutRule : OpSelection {
+  std::string name;
   LayoutTiling tiling = LayoutTiling::Tile;
   LayoutBuffer buffer = LayoutBuffer::Dram;
   LayoutMemory memory = LayoutMemory::Interleaved;
@@ -57,8 +66,21 @@ struct LayoutRule {
   std::vector<LayoutCondition> conditions;
   /// "file:line" the rule came from, for reports.
   std::string origin;
+};
 
-  bool applies_to(OpKind producer) const;
+/// One `reads` line: `reads NAME: OPS => BUFFER MEMORY`, where the ops in OPS read their
+/// operands (a hardware constraint, e.g. seed 001's reductions read L1-sharded tensors).
+/// MEMORY is `interleaved`, `sharded` (any of the three) or one sharding.
+///   reads reductions: sum, mean, max => l1 sharded
+struct OperandRule : OpSelection {
+  std::string name;
+  LayoutBuffer buffer = LayoutBuffer::L1;
+  /// The memory layouts accepted (all three shardings for `sharded`).
+  std::vector<LayoutMemory> memory;
+  std::string origin;
+
+  /// Whether an operand in `buffer` with `memory` satisfies the rule.
+  bool accepts(LayoutBuffer buffer, LayoutMemory memory) const;
 };
 
 } // namespace tilesat::rewrites

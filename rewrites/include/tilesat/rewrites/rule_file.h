@@ -3,7 +3,8 @@
 // One rule per line, `name: lhs => rhs if guard(args), ...`; `<=>` gives both directions;
 // `#` starts a comment; `ops NAME = add, multiply` declares an op set, and a rule naming
 // NAME as an op stands for one rule per member; `layout NAME: OPS => tile l1 block_sharded`
-// declares a physical variant for the cost model (layout_rule.h). Left and right sides are egraph
+// declares a physical variant for the cost model and `reads NAME: OPS => l1 sharded` where
+// ops read their operands (layout_rule.h). Left and right sides are egraph
 // patterns over the op registry's names; a right side may instead be a computed one, `@name(args)`.
 // Loading checks every op, arity, attribute, variable, guard and applier, and reports the
 // first problem as `file:line:col: error: ...` (a tilesat::Error).
@@ -40,6 +41,8 @@ struct RuleFile {
   /// The `layout` lines in file order (layout_rule.h): variants for the cost model, not
   /// rewrites.
   std::vector<LayoutRule> layouts;
+  /// The `reads` lines in file order (layout_rule.h): where ops read their operands from.
+  std::vector<OperandRule> reads;
 };
 
 /// Parses rule text; `filename` is what errors call it.

@@ -24,6 +24,11 @@ int run_verify_rules(const Options& o) {
       refuted += c.status == rewrites::Soundness::Refuted ? 1 : 0;
       unchecked += c.status == rewrites::Soundness::NotCheckable ? 1 : 0;
     }
+    // Layout and reads lines choose placements, not equal programs: nothing to prove.
+    if (!f.layouts.empty() || !f.reads.empty())
+      fmt::print("// {} layout line{} and {} reads line{}: placements, not rewrites\n",
+                 f.layouts.size(), f.layouts.size() == 1 ? "" : "s", f.reads.size(),
+                 f.reads.size() == 1 ? "" : "s");
   }
   fmt::print("{} proved, {} refuted, {} not checkable\n", proved, refuted, unchecked);
   return refuted > 0 ? 1 : 0;

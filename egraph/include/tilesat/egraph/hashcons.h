@@ -170,6 +170,14 @@ private:
     const std::size_t mask = tags_.size() - 1;
     const std::uint64_t want = tag * 0x0101010101010101ull;
     std::size_t i = h & mask;
+    // The home slot alone first: it holds most keys that are present.
+    if (const std::uint8_t t = tags[i]; t == tag) {
+      if (hit(i)) return i;
+    } else if (t == 0) {
+      empty = i;
+      return kNoSlot;
+    }
+    i = (i + 1) & mask;
     while (true) {
       if (i + 8 <= mask + 1) [[likely]] {
         std::uint64_t x;

@@ -144,11 +144,10 @@ std::optional<Id> EGraph::lookup_term(const RecExpr& term) const {
     }
   }
   memo_.insert_at(slot, h, id);
-  ++num_classes_;
   // A new class needs no clean-up: its node list is [id], and id is new to the children's
   // parent lists, so they stay free of repeats. Only the class list and operator index
   // (rebuilt from scratch) are stale.
-  clean_ = false;
+  if (clean_) clean_ = false;
   if (!analyses_.empty()) analyze_new_class(id);
   return id;
 }
@@ -158,19 +157,32 @@ void EGraph::analyze_new_class(Id id) {
   run_modify(id);
 }
 
-Id EGraph::add_uncanonical(Symbol op, std::span<const Id> children, AttrId attrs) {
-  if (proofs_) [[unlikely]]
-    return add_explained(op, children, attrs);
-  ChildBuffer buf(children.size());
-  Id* canon = buf.data();
-  for (std::size_t i = 0; i < children.size(); ++i) canon[i] = uf_.find_mut(children[i]);
-  std::span<const Id> kids = buf.span();
+// Inlined into its callers: the lookup and, on a miss, the insertion of a node whose children
+// are canonical.
+[[gnu::always_inline]] inline Id EGraph::add_canonical(Symbol op, AttrId attrs,
+                                                       std::span<const Id> kids) {
   std::uint32_t h = hash_node(op, attrs, kids);
   std::size_t slot = 0;
   Id m = memo_.find_slot(
       h, [&](Id cand) { return node_equals(cand, op, attrs, kids); }, slot);
   if (m != kNoId) return m;
   return add_new_node(op, attrs, kids, h, slot);
+}
+
+Id EGraph::add_uncanonical(Symbol op, std::span<const Id> children, AttrId attrs) {
+  constexpr std::size_t kInlineKids = 8;
+  if (proofs_ || children.size() > kInlineKids) [[unlikely]]
+    return add_slow(op, children, attrs);
+  Id canon[kInlineKids];
+  for (std::size_t i = 0; i < children.size(); ++i) canon[i] = uf_.find_mut(children[i]);
+  return add_canonical(op, attrs, std::span<const Id>(canon, children.size()));
+}
+
+Id EGraph::add_slow(Symbol op, std::span<const Id> children, AttrId attrs) {
+  if (proofs_) return add_explained(op, children, attrs);
+  std::vector<Id> canon(children.size());
+  for (std::size_t i = 0; i < children.size(); ++i) canon[i] = uf_.find_mut(children[i]);
+  return add_canonical(op, attrs, canon);
 }
 
 Id EGraph::add_explained(Symbol op, std::span<const Id> children, AttrId attrs) {
@@ -198,6 +210,7 @@ Id EGraph::add_explained(Symbol op, std::span<const Id> children, AttrId attrs) 
   classes_.emplace_back();
   proofs_->add_original(u, op, attrs, children);
   uf_.union_roots(uf_.find_mut(m), u);
+  ++merged_ids_;
   proofs_->add_edge(u, m, Justification::congruence());
   return u;
 }
@@ -236,7 +249,7 @@ bool EGraph::merge_roots(Id a, Id b) {
   // The class with more parents stays root: fewer parents to repair.
   if (classes_[a].parents.size() < classes_[b].parents.size()) std::swap(a, b);
   uf_.union_roots(a, b);
-  --num_classes_;
+  ++merged_ids_;
   const IdVec& bp = classes_[b].parents;
   pending_.insert(pending_.end(), bp.begin(), bp.end());
   for (auto& an : analyses_) {
@@ -466,7 +479,7 @@ void EGraph::check_invariants() const {
         fail(fmt::format("class {} is missing from the index of '{}'", id, r.op.str()));
     }
   }
-  if (roots != num_classes_) fail("class count is wrong");
+  if (roots != num_classes()) fail("class count is wrong");
   if (class_ids_.size() != roots) fail("class list is stale");
   for (std::size_t op = 0; op < op_index_.size(); ++op)
     for (Id c : op_index_[op]) {

@@ -87,6 +87,10 @@ void free_block(void* p, std::size_t bytes) {
   std::free(p);
 }
 
+bool fresh_block_is_zero(std::size_t bytes) {
+  return bytes >= kBigBlock;
+}
+
 std::size_t resident_bytes(std::size_t used_bytes, std::size_t block_bytes) {
   if (block_bytes < kBigBlock) return block_bytes;
   return std::min(round_up(used_bytes, kHugePage), reservation(block_bytes));
@@ -102,6 +106,10 @@ void* resize_block(void* p, std::size_t, std::size_t& new_bytes) {
 
 void free_block(void* p, std::size_t) {
   std::free(p);
+}
+
+bool fresh_block_is_zero(std::size_t) {
+  return false;
 }
 
 std::size_t resident_bytes(std::size_t, std::size_t block_bytes) {

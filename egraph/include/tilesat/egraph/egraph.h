@@ -150,7 +150,7 @@ public:
 
   /// Distinct e-nodes in the hash-cons (the "e-nodes" of reports and limits).
   std::size_t num_nodes() const { return memo_.size(); }
-  std::size_t num_classes() const { return num_classes_; }
+  std::size_t num_classes() const { return uf_.size() - merged_ids_; }
   /// Ids handed out so far (an upper bound for id-indexed tables).
   std::size_t num_ids() const { return uf_.size(); }
 
@@ -209,6 +209,8 @@ private:
   static std::uint32_t hash_node(Symbol op, AttrId attrs, std::span<const Id> children);
   bool node_equals(NodeId n, Symbol op, AttrId attrs, std::span<const Id> children) const;
   Id lookup_canonical(Symbol op, AttrId attrs, std::span<const Id> canon, std::uint32_t h) const;
+  Id add_canonical(Symbol op, AttrId attrs, std::span<const Id> kids);
+  Id add_slow(Symbol op, std::span<const Id> children, AttrId attrs);
   Id add_explained(Symbol op, std::span<const Id> children, AttrId attrs);
   Id add_new_node(Symbol op, AttrId attrs, std::span<const Id> canon, std::uint32_t h,
                   std::size_t slot);
@@ -248,7 +250,7 @@ private:
   std::size_t indexed_ids_ = 0; // ids below this are in class_ids_ / op_index_ if roots
   std::vector<Id> changed_;     // scratch of update_class_index()
   std::vector<std::size_t> index_sorted_end_; // scratch of update_class_index()
-  std::size_t num_classes_ = 0;
+  std::size_t merged_ids_ = 0;                // ids that are no longer roots
   std::uint64_t uid_;
   bool clean_ = true;
 };

@@ -27,12 +27,7 @@ class IdVec {
 public:
   IdVec() = default;
   /// The list [id].
-  static IdVec of(std::uint32_t id) {
-    IdVec v;
-    v.w_[0] = id;
-    v.size_ = 1;
-    return v;
-  }
+  static IdVec of(std::uint32_t id) { return IdVec(1, id); }
   IdVec(const IdVec& other) : IdVec() { assign(other.data(), other.size()); }
   IdVec(IdVec&& other) noexcept : size_(other.size_) {
     std::memcpy(w_, other.w_, sizeof(w_));
@@ -70,21 +65,17 @@ public:
   std::span<const std::uint32_t> span() const { return {data(), size()}; }
   std::uint32_t back() const { return data()[size() - 1]; }
 
-  void push_back(std::uint32_t v) {
-    if (!on_heap()) {
-      if (size_ < kInline) {
-        w_[size_++] = v;
-        return;
-      }
-    } else if (size() < w_[0]) {
+  [[gnu::always_inline]] void push_back(std::uint32_t v) {
+    if (size_ < kInline) { // inline (the heap bit is clear) and not full
+      w_[size_++] = v;
+      return;
+    }
+    if (on_heap() && size() < w_[0]) {
       heap()[size()] = v;
       ++size_;
       return;
     }
-    std::uint32_t n = size();
-    grow(n + 1);
-    heap()[n] = v;
-    ++size_;
+    push_back_growing(v);
   }
   void append(std::span<const std::uint32_t> vs) {
     if (vs.empty()) return;
@@ -146,6 +137,8 @@ public:
   }
 
 private:
+  IdVec(std::uint32_t size, std::uint32_t first) : size_(size), w_{first, 0, 0} {}
+
   static constexpr std::uint32_t kInline = 3;
   static constexpr std::uint32_t kHeapBit = 0x80000000u;
   static constexpr std::uint32_t kSizeMask = 0x7fffffffu;
@@ -160,6 +153,12 @@ private:
     w_[0] = cap;
     std::memcpy(&w_[1], &p, sizeof(p));
     size_ |= kHeapBit;
+  }
+  [[gnu::noinline]] void push_back_growing(std::uint32_t v) {
+    std::uint32_t n = size();
+    grow(n + 1);
+    heap()[n] = v;
+    ++size_;
   }
   void assign(const std::uint32_t* src, std::uint32_t n) {
     truncate(0);

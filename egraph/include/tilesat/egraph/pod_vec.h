@@ -34,6 +34,9 @@ inline constexpr std::size_t kBigBlock = std::size_t{1} << 18;
 void* resize_block(void* p, std::size_t old_bytes, std::size_t& new_bytes);
 /// Frees a block whose usable size resize_block reported as `bytes`.
 void free_block(void* p, std::size_t bytes);
+/// True when a block resize_block first allocates (from a null pointer) with usable size
+/// `bytes` is all zero bytes: big blocks are fresh mappings, whose pages are zero.
+bool fresh_block_is_zero(std::size_t bytes);
 /// Bytes of a block of usable size `block_bytes` that can be resident when its first
 /// `used_bytes` were written (a big block's untouched reserve is not).
 std::size_t resident_bytes(std::size_t used_bytes, std::size_t block_bytes);
@@ -128,6 +131,17 @@ public:
   void resize_uninitialized(std::size_t n) {
     static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>);
     if (n > cap_) grow(n);
+    size_ = n;
+  }
+  /// Resizes to `n` entries of zero bytes (trivial types only). A fresh big block is zero
+  /// already (mapped pages), so it is not written: its pages stay untouched until used.
+  void assign_zero(std::size_t n) {
+    static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>);
+    const bool fresh = data_ == nullptr;
+    size_ = 0;
+    if (n > cap_) set_capacity(n);
+    if (!fresh || !detail::fresh_block_is_zero(cap_ * sizeof(T)))
+      std::memset(static_cast<void*>(data_), 0, n * sizeof(T));
     size_ = n;
   }
   void assign(std::size_t n, const T& v) {

@@ -32,6 +32,23 @@ int64_t largest_divisor_at_most(int64_t n, int64_t cap) {
   return 1;
 }
 
+// The smallest rectangle of `grid` holding `cores` cores (the fewest spare cores, then the
+// squarest): 12 cores of an 8x8 grid are 2x6, 13 are 2x7 with one idle.
+CoreGrid bounding_grid(int64_t cores, const CoreGrid& grid) {
+  CoreGrid best = grid;
+  for (uint32_t r = 1; r <= grid.rows; ++r) {
+    auto c = static_cast<uint32_t>(ceil_div(cores, r));
+    if (c > grid.cols) continue;
+    CoreGrid g{r, c};
+    auto spread = [](const CoreGrid& x) {
+      return x.rows > x.cols ? x.rows - x.cols : x.cols - x.rows;
+    };
+    if (g.cores() < best.cores() || (g.cores() == best.cores() && spread(g) < spread(best)))
+      best = g;
+  }
+  return best;
+}
+
 int64_t in_rows_bytes(std::span<const TensorUse> inputs) {
   int64_t bytes = 0;
   for (const TensorUse& in : inputs) bytes += CostModel::tensor_bytes(in.type, Layout::RowMajor);
@@ -283,7 +300,7 @@ OpEstimate CostModel::eltwise(OpKind kind, const Attrs& /*attrs*/,
       fmt::format("{} {}: {}, output {}", op_name(kind), what, work, short_place(output.placement)),
       sharded);
   e.cores = static_cast<uint32_t>(cores);
-  e.grid = cores == grid.cores() ? grid : CoreGrid{1, static_cast<uint32_t>(cores)};
+  e.grid = cores == grid.cores() ? grid : bounding_grid(cores, grid);
   // Two-tile double-buffered circular buffers per operand and for the result, plus the
   // L1-resident tensors themselves.
   e.circular_buffers = static_cast<int64_t>(inputs.size()) + 1;

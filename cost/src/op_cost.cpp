@@ -33,7 +33,7 @@ int64_t largest_divisor_at_most(int64_t n, int64_t cap) {
 }
 
 // The smallest rectangle of `grid` holding `cores` cores (the fewest spare cores, then the
-// squarest): 12 cores of an 8x8 grid are 2x6, 13 are 2x7 with one idle.
+// squarest): 12 cores of an 8x8 grid are 3x4, 13 are 2x7 with one idle.
 CoreGrid bounding_grid(int64_t cores, const CoreGrid& grid) {
   CoreGrid best = grid;
   for (uint32_t r = 1; r <= grid.rows; ++r) {

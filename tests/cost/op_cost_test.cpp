@@ -35,7 +35,7 @@ TEST(OpCost, CoreQuantization) {
   EXPECT_NEAR(eb.cost.compute_us / ea.cost.compute_us, 2.0, 1e-9);
   EXPECT_THAT(eb.cost.detail, ::testing::HasSubstr("65 tiles on 64 cores, 2 per core"));
   // Fewer tiles than cores: the busy cores, in the smallest rectangle of the 8x8 grid.
-  for (auto [tiles, rows, cols] : {std::tuple{12, 2u, 6u}, {13, 2u, 7u}, {8, 1u, 8u}}) {
+  for (auto [tiles, rows, cols] : {std::tuple{12, 3u, 4u}, {13, 2u, 7u}, {8, 2u, 4u}}) {
     TensorType t = f32({tiles * 32, 32});
     std::vector<TensorUse> in{{t, l1()}};
     OpEstimate e = m.op(OpKind::Exp, {}, in, {t, l1()});

@@ -1,7 +1,7 @@
 // tile_matmul_simd.h: the register-blocked tile matmul, written once over a vector type. It has
 // no include guard on purpose: tile_matmul.cpp includes it once per instruction set with
 // TILESAT_SIMD set to 512 (AVX-512: namespace avx512) or 256 (AVX2 + FMA: namespace avx2); each
-// inclusion compiles the body below for that instruction set (`#pragma GCC target`) and
+// inclusion compiles the body below for that instruction set (a target pragma) and
 // defines `kernel`, the tile_matmul entry point for it.
 //
 //   #define TILESAT_SIMD 512
@@ -15,14 +15,25 @@
 // so a block of B (16 KiB) stays in the L1 cache while every strip of the output tile uses
 // it; the last strip of a block prefetches the next block's B.
 
-#pragma GCC push_options
+// GCC takes the instruction set for a region as `#pragma GCC target`, clang as an attribute
+// applied to every function of the region.
 #if TILESAT_SIMD == 512
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx512f"))), apply_to = function)
+#else
+#pragma GCC push_options
 #pragma GCC target("avx512f")
+#endif
 #define TILESAT_MM(op) _mm512_##op
 namespace avx512 {
 constexpr int kRows = 8; // 8 rows x 2 vectors: 16 of the 32 zmm registers
 #else
+#if defined(__clang__)
+#pragma clang attribute push(__attribute__((target("avx2,fma"))), apply_to = function)
+#else
+#pragma GCC push_options
 #pragma GCC target("avx2,fma")
+#endif
 #define TILESAT_MM(op) _mm256_##op
 namespace avx2 {
 constexpr int kRows = 2; // 2 rows x 4 vectors: 8 of the 16 ymm registers
@@ -89,4 +100,8 @@ void kernel(float* c, const float* const* a, const float* const* b, int64_t k_ti
 
 #undef TILESAT_MM
 } // namespace avx512 or avx2
+#if defined(__clang__)
+#pragma clang attribute pop
+#else
 #pragma GCC pop_options
+#endif

@@ -269,14 +269,14 @@ private:
   }
 
   /// `n` empty slots (zero tags; the entries are written only when used); the table grows
-  /// before it is 70% full. Big tables are mapped with huge pages (random probes, few TLB
-  /// misses).
+  /// before it is half full (short probe runs). Big tables are mapped with huge pages (random
+  /// probes, few TLB misses).
   void allocate(std::size_t n) {
     tags_.assign_zero(n);
     slots_.reserve(n);
     slots_.resize_uninitialized(n);
     size_ = 0;
-    grow_at_ = n * 7 / 10;
+    grow_at_ = n / 2;
     defer_ = n > kDeferFrom;
   }
 

@@ -66,7 +66,21 @@ void EGraph::attach_analysis(std::unique_ptr<Analysis> a) {
   // Multiply-rotate per word, one avalanche at the end.
   constexpr std::uint64_t k = 0x9e3779b97f4a7c15ull;
   std::uint64_t h = (static_cast<std::uint64_t>(op.id()) << 32 | attrs) * k;
-  for (Id c : children) h = (((h << 23) | (h >> 41)) ^ c) * k;
+  auto step = [&](Id c) { h = (((h << 23) | (h >> 41)) ^ c) * k; };
+  // Nearly all nodes have at most two children: those steps are unrolled.
+  switch (children.size()) {
+  case 0:
+    break;
+  case 1:
+    step(children[0]);
+    break;
+  case 2:
+    step(children[0]);
+    step(children[1]);
+    break;
+  default:
+    for (Id c : children) step(c);
+  }
   h ^= h >> 29;
   h *= 0xbf58476d1ce4e5b9ull;
   return static_cast<std::uint32_t>(h >> 32);
@@ -114,10 +128,10 @@ std::optional<Id> EGraph::lookup_term(const RecExpr& term) const {
 
 // ------------------------------------------------------------------ adding
 
-// Inlined into add_uncanonical: a fresh node is the hot path of building an e-graph.
-[[gnu::always_inline]] inline Id EGraph::add_new_node(Symbol op, AttrId attrs,
-                                                      std::span<const Id> canon, std::uint32_t h,
-                                                      std::size_t slot) {
+// Out of line: most adds during saturation find their node, and without this path inlined
+// the lookup in add_uncanonical keeps its values in registers.
+[[gnu::noinline]] Id EGraph::add_new_node(Symbol op, AttrId attrs, std::span<const Id> canon,
+                                          std::uint32_t h, std::size_t slot) {
   Id id = uf_.make_set();
   auto arity = static_cast<std::uint32_t>(canon.size());
   auto begin = static_cast<std::uint32_t>(children_.size());
@@ -154,7 +168,8 @@ std::optional<Id> EGraph::lookup_term(const RecExpr& term) const {
 
 void EGraph::analyze_new_class(Id id) {
   for (auto& a : analyses_) a->on_add(*this, id);
-  run_modify(id);
+  // As run_modify(id); the class stays a root until a modify hook merges it.
+  for (std::size_t i = 0; i < analyses_.size(); ++i) analyses_[i]->modify(*this, find(id));
 }
 
 // Inlined into its callers: the lookup and, on a miss, the insertion of a node whose children

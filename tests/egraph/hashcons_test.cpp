@@ -19,8 +19,9 @@ void expect_same(const IdHashTable& t, const std::map<Id, std::uint32_t>& ref) {
   EXPECT_EQ(listed, ref);
 }
 
-TEST(IdHashTable, FindsInsertedEntriesThroughGrowthAndErasure) {
-  IdHashTable t;
+/// Random insertions (through find_slot + insert_at and through insert), erasures and
+/// lookups of `t`, checked against a reference map.
+void exercise(IdHashTable& t) {
   std::map<Id, std::uint32_t> ref;
   std::mt19937 rng(7);
   // Few distinct hashes, many equal ones (same tag, same home) and homes near the table's
@@ -62,9 +63,28 @@ TEST(IdHashTable, FindsInsertedEntriesThroughGrowthAndErasure) {
   expect_same(t, ref);
 }
 
+TEST(IdHashTable, FindsInsertedEntriesThroughGrowthAndErasure) {
+  IdHashTable t;
+  exercise(t);
+}
+
+TEST(IdHashTable, BigTablesDeferSlotWritesCorrectly) {
+  // Tables past 2^18 slots write new entries' slots late (small ones at once): the same
+  // checks in a table that big from the start.
+  IdHashTable t;
+  t.reserve(200'000);
+  ASSERT_GT(t.capacity(), std::size_t{1} << 18);
+  exercise(t);
+  for (Id id = 100'000; id < 100'005; ++id) t.insert(42u, id);
+  const IdHashTable& ct = t;
+  for (Id id = 100'000; id < 100'005; ++id)
+    EXPECT_EQ(ct.find(42u, [&](Id cand) { return cand == id; }), id);
+}
+
 TEST(IdHashTable, RecentInsertionsAreVisibleToConstLookups) {
-  // The newest entries' slots are written late (after a prefetch); lookups through the const
-  // interface must still see them, including entries with equal hashes.
+  // In big tables the newest entries' slots are written late (after a prefetch); lookups
+  // through the const interface must see them in any table, including entries with equal
+  // hashes.
   IdHashTable t;
   for (Id id = 0; id < 5; ++id) t.insert(42u, id);
   const IdHashTable& ct = t;

@@ -259,7 +259,11 @@ private:
 
 template <class T>
 void AnalysisOf<T>::on_add(const EGraph& eg, Id id) {
-  if (data_.size() <= id) data_.resize(id + 1);
+  if (data_.size() == id) { // the usual case: ids are handed out in order
+    data_.push_back(make(eg, eg.node(id)));
+    return;
+  }
+  if (data_.size() < id) data_.resize(id + 1);
   data_[id] = make(eg, eg.node(id));
 }
 

@@ -53,6 +53,24 @@ public:
   /// As find(); on a miss `slot` is where an entry with hash `h` goes (see insert_at).
   template <class Eq>
   [[gnu::always_inline]] Id find_slot(std::uint32_t h, Eq&& eq, std::size_t& slot) {
+    // Most keys that are present sit in their home slot, and most new keys find it empty:
+    // both cases are handled here, inline; the rest by the general probe (out of line, so
+    // its registers are not the caller's).
+    const std::size_t home = h & (tags_.size() - 1);
+    if (const std::uint8_t t = tags_[home]; t == tag_of(h)) {
+      if (pending_) flush();
+      const Slot s = slots_[home];
+      if (s.hash() == h && eq(s.id())) return s.id();
+    } else if (t == 0) {
+      slot = home;
+      return kNoId;
+    }
+    return find_slot_probing(h, eq, slot);
+  }
+
+private:
+  template <class Eq>
+  [[gnu::noinline]] Id find_slot_probing(std::uint32_t h, Eq& eq, std::size_t& slot) {
     Id found = kNoId;
     probe(
         h,
@@ -66,6 +84,8 @@ public:
         slot);
     return found;
   }
+
+public:
   /// Inserts `id` at the slot find_slot() gave for `h`, with no change to the table since.
   void insert_at(std::size_t slot, std::uint32_t h, Id id) {
     if (size_ >= grow_at_) [[unlikely]] {
@@ -141,6 +161,9 @@ private:
   static constexpr std::size_t kNoSlot = ~std::size_t{0};
   /// Entry writes deferred at a time: enough insertions to cover a memory access.
   static constexpr std::size_t kPending = 8;
+  /// Slot writes are deferred only in tables of more slots than this (2 MiB of entries):
+  /// smaller ones mostly stay in cache, where deferring costs more than it saves.
+  static constexpr std::size_t kDeferFrom = std::size_t{1} << 18;
 
   /// The tag of hash `h`: its top 7 bits (the low bits choose the home slot), never 0.
   static std::uint8_t tag_of(std::uint32_t h) {
@@ -215,13 +238,18 @@ private:
     return empty;
   }
 
-  // In a big table the slot of a new entry is a cache miss, and a store that misses holds up
-  // every later store of the program: the entry is written kPending insertions later, after
-  // a prefetch of its line, so the miss overlaps the work of those insertions. The tag is
-  // written at once (probes see the slot taken); readers of a slot look in the pending list
-  // first (or flush it).
+  // In a big table (defer_) the slot of a new entry is a cache miss, and a store that misses holds
+  // up every later store of the program: the entry is written kPending insertions later, after a
+  // prefetch of its line, so the miss overlaps the work of those insertions. The tag is written at
+  // once (probes see the slot taken); readers of a slot look in the pending list first (or flush
+  // it).
   void put(std::size_t i, std::uint32_t h, Id id) {
     tags_[i] = tag_of(h);
+    ++size_;
+    if (!defer_) { // a small table stays in cache: write at once
+      slots_[i] = Slot{h, id};
+      return;
+    }
     Pending& p = pending_slots_[next_pending_];
     if (p.slot != kNoSlot) slots_[p.slot] = p.entry;
     __builtin_prefetch(slots_.data() + i, 1);
@@ -229,7 +257,6 @@ private:
     p.entry = Slot{h, id};
     next_pending_ = (next_pending_ + 1) % kPending;
     pending_ = true;
-    ++size_;
   }
   /// Writes every pending entry into its slot.
   void flush() {
@@ -242,14 +269,15 @@ private:
   }
 
   /// `n` empty slots (zero tags; the entries are written only when used); the table grows
-  /// before it is 70% full. Big tables are mapped with huge pages (random probes, few TLB
-  /// misses).
+  /// before it is half full (short probe runs). Big tables are mapped with huge pages (random
+  /// probes, few TLB misses).
   void allocate(std::size_t n) {
     tags_.assign_zero(n);
     slots_.reserve(n);
     slots_.resize_uninitialized(n);
     size_ = 0;
-    grow_at_ = n * 7 / 10;
+    grow_at_ = n / 2;
+    defer_ = n > kDeferFrom;
   }
 
   void grow() {
@@ -277,6 +305,7 @@ private:
   Pending pending_slots_[kPending];
   std::size_t next_pending_ = 0;
   bool pending_ = false; // some pending_slots_ entry is in use
+  bool defer_ = false;   // slot writes are deferred (a big table)
 };
 
 } // namespace tilesat::egraph::detail

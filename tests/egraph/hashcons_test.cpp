@@ -12,8 +12,10 @@ namespace {
 /// for_each lists exactly the entries.
 void expect_same(const IdHashTable& t, const std::map<Id, std::uint32_t>& ref) {
   ASSERT_EQ(t.size(), ref.size());
-  for (const auto& [id, h] : ref)
-    ASSERT_EQ(t.find(h, [&](Id cand) { return cand == id; }), id) << "id " << id;
+  for (const auto& entry : ref) {
+    const Id id = entry.first; // a plain variable: clang 14 cannot capture structured bindings
+    ASSERT_EQ(t.find(entry.second, [&](Id cand) { return cand == id; }), id) << "id " << id;
+  }
   std::map<Id, std::uint32_t> listed;
   t.for_each([&](std::uint32_t h, Id id) { listed.emplace(id, h); });
   EXPECT_EQ(listed, ref);

@@ -1,5 +1,6 @@
 // Tests of parser.h: the seed listings verbatim, tt-mlir's spellings, and exact diagnostics.
 #include "text_seed_listings.h"
+#include "text_test_support.h"
 #include "tilesat/graph/parser.h"
 #include "tilesat/graph/printer.h"
 #include "tilesat/graph/stablehlo.h"
@@ -10,20 +11,6 @@
 
 namespace tilesat {
 namespace {
-
-const Graph& only(const SourceFile& f) {
-  return select_function(f, "");
-}
-
-/// The message `parse_text(text, "t.mlir")` fails with ("" when it succeeds).
-std::string parse_error(const std::string& text) {
-  try {
-    parse_text(text, "t.mlir");
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
 
 /// `body` inside `func.func @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {` on line 1.
 std::string in_main(const std::string& body) {

@@ -1,5 +1,6 @@
 // Tests of StableHLO import (stablehlo.h): seed 000's listing and each conversion rule.
 #include "text_seed_listings.h"
+#include "text_test_support.h"
 #include "tilesat/graph/parser.h"
 #include "tilesat/graph/stablehlo.h"
 
@@ -7,19 +8,6 @@
 
 namespace tilesat {
 namespace {
-
-const Graph& only(const SourceFile& f) {
-  return select_function(f, "");
-}
-
-std::string parse_error(const std::string& text) {
-  try {
-    parse_text(text, "t.mlir");
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
 
 /// A one-op function `%0 = <op>` over arguments `args`, returning `%0 : result`.
 std::string one_op(const std::string& args, const std::string& op, const std::string& result) {

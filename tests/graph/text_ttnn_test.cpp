@@ -1,4 +1,5 @@
 // Tests of TTNN-dialect input (graph/src/text/ttnn_import.cpp).
+#include "text_test_support.h"
 #include "tilesat/graph/parser.h"
 #include "tilesat/graph/printer.h"
 
@@ -6,15 +7,6 @@
 
 namespace tilesat {
 namespace {
-
-std::string parse_error(const std::string& text) {
-  try {
-    parse_text(text, "t.mlir");
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
 
 /// `ops` (lines defining %0, %1, ...) in a function of two 64x128 / 128x256 bf16 arguments.
 std::string matmul_fn(const std::string& ops, const std::string& result = "%1") {

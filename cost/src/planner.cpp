@@ -100,20 +100,16 @@ private:
     return dev_.cycles_to_us(bytes / cores / per_cycle);
   }
 
-  // The placement `rule` accepts that value `v` converts to most cheaply; nullopt if none of
-  // its type's variants is accepted.
-  std::optional<Placement> accepted_placement(uint32_t v, const rewrites::OperandRule& rule) const {
-    const PlannedValue& pv = plan_.values[v];
-    const TensorType& type = g_.node(pv.node).type;
-    std::optional<Placement> best;
-    double best_us = 0;
+  // The placement `rule` accepts that a value of `type` at `from` converts to most cheaply,
+  // and the conversion's time; nullopt if none of its type's variants is accepted.
+  std::optional<std::pair<Placement, double>>
+  cheapest_accepted(const TensorType& type, const Placement& from,
+                    const rewrites::OperandRule& rule) const {
+    std::optional<std::pair<Placement, double>> best;
     for (const LayoutVariant& variant : layout_variants(type, dev_, model_.layouts())) {
       if (!accepts(rule, variant.placement)) continue;
-      double us = model_.to_layout(type, pv.placement, variant.placement).us;
-      if (!best || us < best_us) {
-        best = variant.placement;
-        best_us = us;
-      }
+      double us = model_.to_layout(type, from, variant.placement).us;
+      if (!best || us < best->second) best = std::make_pair(variant.placement, us);
     }
     return best;
   }
@@ -129,15 +125,8 @@ private:
       OpKind kind = g_.node(u).kind;
       if (p.layout == Layout::RowMajor && !model_.layouts().reads_row_major(kind)) tilize = true;
       const rewrites::OperandRule* rule = model_.layouts().operand_rule(kind);
-      if (rule && p.layout == Layout::Tile && !accepts(*rule, p)) {
-        double best = -1;
-        for (const LayoutVariant& v : layout_variants(type, dev_, model_.layouts()))
-          if (accepts(*rule, v.placement)) {
-            double c = model_.to_layout(type, p, v.placement).us;
-            if (best < 0 || c < best) best = c;
-          }
-        if (best > 0) us += best;
-      }
+      if (rule && p.layout == Layout::Tile && !accepts(*rule, p))
+        if (auto to = cheapest_accepted(type, p, *rule)) us += to->second;
     }
     if (tilize) us += model_.to_layout(type, p, dram_tile_placement()).us;
     return us;
@@ -190,8 +179,9 @@ private:
     if (const rewrites::OperandRule* rule = model_.layouts().operand_rule(node.kind); rule && !rows)
       for (size_t i = 0; i < ins.size(); ++i)
         if (!reads_as_stored(node.kind, i) && !accepts(*rule, plan_.values[ins[i]].placement))
-          if (std::optional<Placement> to = accepted_placement(ins[i], *rule))
-            ins[i] = convert(ins[i], *to, t);
+          if (auto to = cheapest_accepted(g_.node(plan_.values[ins[i]].node).type,
+                                          plan_.values[ins[i]].placement, *rule))
+            ins[i] = convert(ins[i], to->first, t);
     // Two sharded operands must share one shard spec (seed 001); others go to DRAM.
     std::optional<Placement> shard;
     for (uint32_t& v : ins) {

@@ -94,10 +94,7 @@ std::optional<MatmulChoice> solve(const MatmulConfig& m, const Device& d, GridFr
                      scaled(m.epilogue_cycles_per_tile) * block;
   z3::expr noc = num(kt) * (num(m.in0_tile_bytes) * pm + num(m.in1_tile_bytes) * pn) *
                  scaled(1.0 / d.noc_bytes_per_cycle_per_link);
-  double dram_bytes = (m.in0_l1 ? 0.0 : static_cast<double>(mt * kt * m.in0_tile_bytes)) +
-                      (m.in1_l1 ? 0.0 : static_cast<double>(kt * nt * m.in1_tile_bytes)) +
-                      (m.out_l1 ? 0.0 : static_cast<double>(mt * nt * m.out_tile_bytes));
-  double dram_cycles = dram_bytes / (d.dram_bandwidth_gb_s * 1e3) * d.clock_ghz * 1e3;
+  double dram_cycles = matmul_dram_bytes(m) / (d.dram_bandwidth_gb_s * 1e3) * d.clock_ghz * 1e3;
   z3::expr time = ctx.int_const("time");
   opt.add(time >= compute && time >= noc && time >= scaled(dram_cycles));
   // Lexicographic, one objective at a time, each fixed at its optimum before the next: the

@@ -57,6 +57,13 @@ int64_t in_rows_bytes(std::span<const TensorUse> inputs) {
 
 } // namespace
 
+double matmul_dram_bytes(const MatmulConfig& m) {
+  int64_t mt = ceil_div(m.m, 32), kt = ceil_div(m.k, 32), nt = ceil_div(m.n, 32);
+  return (m.in0_l1 ? 0.0 : static_cast<double>(mt * kt * m.in0_tile_bytes)) +
+         (m.in1_l1 ? 0.0 : static_cast<double>(kt * nt * m.in1_tile_bytes)) +
+         (m.out_l1 ? 0.0 : static_cast<double>(mt * nt * m.out_tile_bytes));
+}
+
 double sfpu_weight(OpKind kind) {
   switch (kind) {
   // One SFPU instruction per element row: compare/select or sign manipulation.
@@ -218,10 +225,7 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
   double unpack = tiles * unpack_bytes_per_tile / d.unpack_bytes_per_cycle;
   double epilogue = static_cast<double>(b.per_core_m * b.per_core_n) * m.epilogue_cycles_per_tile;
   double compute_us = d.cycles_to_us(fpu + unpack + epilogue);
-  double dram_bytes = (m.in0_l1 ? 0.0 : static_cast<double>(mt * kt * m.in0_tile_bytes)) +
-                      (m.in1_l1 ? 0.0 : static_cast<double>(kt * nt * m.in1_tile_bytes)) +
-                      (m.out_l1 ? 0.0 : static_cast<double>(mt * nt * m.out_tile_bytes));
-  double dram_us = dram_bytes / (d.dram_bandwidth_gb_s * 1e3);
+  double dram_us = matmul_dram_bytes(m) / (d.dram_bandwidth_gb_s * 1e3);
   // Each core receives its in0 rows and in1 columns over its NoC link (multicast).
   double noc_bytes = static_cast<double>(b.per_core_m * kt * m.in0_tile_bytes +
                                          kt * b.per_core_n * m.in1_tile_bytes);

@@ -49,6 +49,9 @@ struct MatmulConfig {
   double epilogue_cycles_per_tile = 0;
 };
 
+/// Bytes a matmul reads and writes in DRAM: its operands and result not in L1, whole tiles.
+double matmul_dram_bytes(const MatmulConfig& m);
+
 /// The model's account of one op.
 struct OpEstimate {
   double us = 0;

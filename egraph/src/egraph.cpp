@@ -309,13 +309,30 @@ bool EGraph::repair(NodeId n) {
   return merge(m, n, Justification::congruence());
 }
 
+void EGraph::prefetch_repair(NodeId n) const {
+  const detail::NodeRecord& r = nodes_[n];
+  const Id* ch = children_.data() + r.begin;
+  for (std::uint32_t i = 0; i < r.arity; ++i) uf_.prefetch(ch[i]);
+  memo_.prefetch(hash_node(r.op, r.attrs, std::span<const Id>(ch, r.arity)));
+}
+
 std::size_t EGraph::rebuild() {
   std::size_t unions = 0;
   while (!pending_.empty() || !analysis_pending_.empty()) {
     while (!pending_.empty()) {
-      NodeId n = pending_.back();
-      pending_.pop_back();
-      unions += repair(n) ? 1 : 0;
+      // Each round repairs the nodes pending at its start, last first; repairs queue more.
+      // Nearly every repair misses the cache on the node, its children and their union-find
+      // entries, and the hash-cons: those lines are prefetched some repairs ahead.
+      repairing_.swap(pending_);
+      const NodeId* batch = repairing_.data();
+      for (std::size_t i = repairing_.size(); i-- > 0;) {
+        if (i >= kRecordAhead) __builtin_prefetch(&nodes_[batch[i - kRecordAhead]]);
+        if (i >= kChildrenAhead)
+          __builtin_prefetch(children_.data() + nodes_[batch[i - kChildrenAhead]].begin);
+        if (i >= kProbeAhead) prefetch_repair(batch[i - kProbeAhead]);
+        unions += repair(batch[i]) ? 1 : 0;
+      }
+      repairing_.clear();
     }
     while (!analysis_pending_.empty()) {
       NodeId n = analysis_pending_.back();

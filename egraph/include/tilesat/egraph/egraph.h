@@ -217,6 +217,10 @@ private:
   void analyze_new_class(Id id);
   bool merge_roots(Id a, Id b);
   bool repair(NodeId n);
+  void prefetch_repair(NodeId n) const;
+  // How many repairs ahead rebuild() prefetches a pending node's record, its children, and
+  // its union-find entries and hash-cons slot.
+  static constexpr std::size_t kRecordAhead = 12, kChildrenAhead = 8, kProbeAhead = 4;
   void rebuild_classes();
   void update_class_index();
   void run_modify(Id cls);
@@ -239,6 +243,7 @@ private:
   std::unique_ptr<detail::ProofForest> proofs_;
 
   std::vector<NodeId> pending_;
+  std::vector<NodeId> repairing_; // scratch of rebuild(): the round of pending_ being repaired
   std::vector<NodeId> analysis_pending_;
   std::vector<Id> dirty_;
   std::vector<std::uint8_t> dirty_flag_; // id is in dirty_

@@ -86,6 +86,13 @@ private:
   }
 
 public:
+  /// Hints that a probe for hash `h` will come soon: its home tag and entry.
+  void prefetch(std::uint32_t h) const {
+    const std::size_t home = h & (tags_.size() - 1);
+    __builtin_prefetch(tags_.data() + home);
+    __builtin_prefetch(slots_.data() + home);
+  }
+
   /// Inserts `id` at the slot find_slot() gave for `h`, with no change to the table since.
   void insert_at(std::size_t slot, std::uint32_t h, Id id) {
     if (size_ >= grow_at_) [[unlikely]] {

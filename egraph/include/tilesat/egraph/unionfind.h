@@ -44,6 +44,8 @@ public:
     return id;
   }
   bool is_root(Id id) const { return parents_[id] == id; }
+  /// Hints that `id`'s entry will be read soon.
+  void prefetch(Id id) const { __builtin_prefetch(parents_.data() + id); }
 
   /// Makes `root` the representative of `other`'s set; both must be roots.
   void union_roots(Id root, Id other) { parents_[other] = root; }

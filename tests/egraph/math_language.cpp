@@ -20,7 +20,7 @@ const Ops& ops() {
 std::optional<Rational> constant_of(const EGraph& eg, Id cls) {
   const ConstantFold* fold = eg.find_analysis<ConstantFold>();
   if (fold == nullptr) return std::nullopt;
-  return (*fold)[eg.find(cls)];
+  return fold->value(eg.find(cls));
 }
 
 bool has_symbol(const EGraph& eg, Id cls) {
@@ -33,38 +33,40 @@ bool has_symbol(const EGraph& eg, Id cls) {
 
 } // namespace
 
-std::optional<Rational> ConstantFold::make(const EGraph& eg, const ENode& node) const {
+std::uint32_t ConstantFold::make(const EGraph& eg, const ENode& node) const {
   if (node.op == Symbol::constant()) {
     const AttrValue* v = eg.attrs(node.attrs).literal_value();
-    if (v != nullptr && v->is_rational()) return v->as_rational();
-    return std::nullopt;
+    if (v != nullptr && v->is_rational()) return data_of(v->as_rational());
+    return 0;
   }
-  if (node.children.size() != 2) return std::nullopt;
-  const auto& a = (*this)[eg.find(node.children[0])];
-  const auto& b = (*this)[eg.find(node.children[1])];
-  if (!a || !b) return std::nullopt;
+  if (node.children.size() != 2) return 0;
+  const std::uint32_t ka = (*this)[eg.find(node.children[0])];
+  if (ka == 0) return 0;
+  const std::uint32_t kb = (*this)[eg.find(node.children[1])];
+  if (kb == 0) return 0;
+  const Rational a = values_[ka - 1], b = values_[kb - 1];
   const Ops& o = ops();
-  if (node.op == o.add) return checked_add(*a, *b);
-  if (node.op == o.sub) return checked_sub(*a, *b);
-  if (node.op == o.mul) return checked_mul(*a, *b);
-  if (node.op == o.div) return checked_div(*a, *b); // nullopt for a zero divisor
-  return std::nullopt;
+  if (node.op == o.add) return data_of(checked_add(a, b));
+  if (node.op == o.sub) return data_of(checked_sub(a, b));
+  if (node.op == o.mul) return data_of(checked_mul(a, b));
+  if (node.op == o.div) return data_of(checked_div(a, b)); // nullopt for a zero divisor
+  return 0;
 }
 
-DidMerge ConstantFold::merge(std::optional<Rational>& a, std::optional<Rational> b) const {
-  if (a && b) return {}; // equal constants (exact arithmetic): nothing changes
-  if (!a && b) {
+DidMerge ConstantFold::merge(std::uint32_t& a, std::uint32_t b) const {
+  if (a != 0 && b != 0) return {}; // equal constants (exact arithmetic): nothing changes
+  if (a == 0 && b != 0) {
     a = b;
     return {true, false};
   }
-  if (a && !b) return {false, true};
+  if (a != 0 && b == 0) return {false, true};
   return {};
 }
 
 void ConstantFold::modify(EGraph& eg, Id cls) {
-  const auto& value = (*this)[cls];
-  if (!value) return;
-  Rational c = *value;
+  const std::uint32_t k = (*this)[cls];
+  if (k == 0) return;
+  const Rational c = values_[k - 1];
   // Usually the class already holds its literal and nothing else: then there is nothing to do.
   bool has_literal = false, only_leaves = true;
   for (NodeId n : eg.eclass(cls).nodes) {

@@ -21,11 +21,32 @@ namespace tilesat::egraph::math {
 
 /// Constant folding: the value of a class when it is a known rational constant. A constant
 /// class gets the literal leaf and keeps only its leaves (as egg's math example does).
-class ConstantFold final : public AnalysisOf<std::optional<Rational>> {
+///
+/// A class's data is 0 (not a constant) or k, the index + 1 of its value in a table of the
+/// constants met: four bytes per class, and a node without constant children is analysed
+/// without touching a Rational.
+class ConstantFold final : public AnalysisOf<std::uint32_t> {
 public:
-  std::optional<Rational> make(const EGraph& eg, const ENode& node) const override;
-  DidMerge merge(std::optional<Rational>& a, std::optional<Rational> b) const override;
+  /// The constant of class `cls` (canonical), or nullopt.
+  std::optional<Rational> value(Id cls) const {
+    const std::uint32_t k = (*this)[cls];
+    if (k == 0) return std::nullopt;
+    return values_[k - 1];
+  }
+
+  std::uint32_t make(const EGraph& eg, const ENode& node) const override;
+  DidMerge merge(std::uint32_t& a, std::uint32_t b) const override;
   void modify(EGraph& eg, Id cls) override;
+
+private:
+  /// The data of a class whose value is `v` (0 for nullopt).
+  std::uint32_t data_of(std::optional<Rational> v) const {
+    if (!v) return 0;
+    values_.push_back(*v);
+    return static_cast<std::uint32_t>(values_.size());
+  }
+
+  mutable std::vector<Rational> values_; // data k > 0 is values_[k - 1]
 };
 
 /// Guards of the math rules.

@@ -86,7 +86,12 @@ std::vector<GemmRow> read_gemm_csv(const std::string& path) {
     r.line = lineno;
     const std::string& dev = get("device");
     r.device = dev == "N150" ? "wormhole_b0" : dev == "P150" ? "blackhole_p150" : dev;
-    if (col.count("config") && col["config"] < f.size()) r.config_name = f[col["config"]];
+    if (col.count("config") && col["config"] < f.size()) {
+      r.config_name = f[col["config"]];
+      if (!r.config_name.empty() && r.config_name != "out_of_box" &&
+          r.config_name != "manually_tuned")
+        throw bad("config", "expected out_of_box or manually_tuned");
+    }
     cost::MatmulConfig& c = r.config;
     c.m = integer("m");
     c.k = integer("k");

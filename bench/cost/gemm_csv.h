@@ -2,7 +2,8 @@
 //
 // Columns (by header name, any order, extra columns ignored): device, m, k, n, dtype,
 // fidelity, in0_storage, in1_storage, out_storage, in0_sharded, out_sharded, use_trace, grid
-// ("8x8" is x by y: columns by rows), time_ns.
+// ("8x8" is x by y: columns by rows), time_ns; optionally config (out_of_box: ttnn chose the
+// program configuration; manually_tuned or empty: the benchmark gave one).
 //
 //   std::vector<GemmRow> rows = read_gemm_csv("gemm_flops_n150.csv");
 //   rows[0].config.m;  rows[0].time_us;  rows[0].device;   // "wormhole_b0"

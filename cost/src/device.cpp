@@ -130,6 +130,8 @@ const std::vector<std::pair<std::string, Setter>>& numeric_fields() {
                                   auto& f) { d.max_circular_buffers = positive_int(v, p, f); }},
       {"launch_us",
        [](Device& d, const json& v, auto& p, auto& f) { d.launch_us = positive_number(v, p, f); }},
+      {"matmul_block_sync_us", [](Device& d, const json& v, auto& p,
+                                  auto& f) { d.matmul_block_sync_us = positive_number(v, p, f); }},
       {"host_dispatch_us", [](Device& d, const json& v, auto& p,
                               auto& f) { d.host_dispatch_us = positive_number(v, p, f); }},
       {"host_dispatch_sharded_us",

@@ -90,8 +90,10 @@ std::optional<MatmulChoice> solve(const MatmulConfig& m, const Device& d, GridFr
   auto scaled = [&](double cycles) { return num(std::llround(cycles * rate * S)); };
   const double fpu = d.fpu_matmul_cycles_per_tile[static_cast<size_t>(m.fidelity)];
   z3::expr traffic = num(m.in0_tile_bytes) * pm_times(qw) + num(m.in1_tile_bytes) * pn_times(qh);
+  // An in0 fetched from DRAM adds a handshake per inner block (Kt / in0_block_w of them).
+  double sync_cycles = m.in0_l1 ? 0.0 : d.matmul_block_sync_us * d.clock_ghz * 1e3;
   z3::expr compute = num(kt) * (scaled(fpu) * block + num(static_cast<int64_t>(S)) * traffic) +
-                     scaled(m.epilogue_cycles_per_tile) * block;
+                     scaled(m.epilogue_cycles_per_tile) * block + scaled(sync_cycles) * qk;
   z3::expr noc = num(kt) * (num(m.in0_tile_bytes) * pm + num(m.in1_tile_bytes) * pn) *
                  scaled(1.0 / d.noc_bytes_per_cycle_per_link);
   double dram_cycles = matmul_dram_bytes(m) / (d.dram_bandwidth_gb_s * 1e3) * d.clock_ghz * 1e3;
@@ -132,15 +134,19 @@ std::optional<MatmulChoice> solve(const MatmulConfig& m, const Device& d, GridFr
 
 std::optional<MatmulChoice> choose_matmul_z3(const MatmulConfig& m, const Device& d,
                                              GridFreedom freedom) {
+  // The statement covers the matmuls tilesat plans: 2-D multicast, partial sums accumulated in
+  // L1, the inner block free.
+  if (m.mcast != MatmulMcast::Block2D || !m.packer_l1_acc || m.in0_block_w != 0)
+    return std::nullopt;
   // A model repeats shapes (attention's projections, a transformer's layers): each distinct
   // problem is solved once per process.
   std::string key = fmt::format(
-      "{}|{}|{}x{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}x{}x{}|{},{},{}|{}{}{}|{}|{}|{}|{}", d.name, d.path,
-      d.grid_usable.rows, d.grid_usable.cols, d.usable_l1_bytes(), d.dst_tiles,
+      "{}|{}|{}x{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}|{}x{}x{}|{},{},{}|{}{}{}|{}|{}|{}|{}", d.name,
+      d.path, d.grid_usable.rows, d.grid_usable.cols, d.usable_l1_bytes(), d.dst_tiles,
       d.unpack_bytes_per_cycle, d.noc_bytes_per_cycle_per_link, d.dram_bandwidth_gb_s, d.clock_ghz,
-      d.fpu_matmul_cycles_per_tile[static_cast<size_t>(m.fidelity)], static_cast<int>(freedom),
-      m.fp32_accumulate, m.m, m.k, m.n, m.in0_tile_bytes, m.in1_tile_bytes, m.out_tile_bytes,
-      m.in0_l1, m.in1_l1, m.out_l1, m.epilogue_cycles_per_tile,
+      d.matmul_block_sync_us, d.fpu_matmul_cycles_per_tile[static_cast<size_t>(m.fidelity)],
+      static_cast<int>(freedom), m.fp32_accumulate, m.m, m.k, m.n, m.in0_tile_bytes,
+      m.in1_tile_bytes, m.out_tile_bytes, m.in0_l1, m.in1_l1, m.out_l1, m.epilogue_cycles_per_tile,
       freedom == GridFreedom::Fixed ? m.grid.rows : 0,
       freedom == GridFreedom::Fixed ? m.grid.cols : 0, static_cast<int>(m.fidelity));
   static std::mutex mutex;

@@ -182,10 +182,21 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
   const Device& d = device_;
   int64_t mt = ceil_div(m.m, 32), kt = ceil_div(m.k, 32), nt = ceil_div(m.n, 32);
   int64_t gr = std::max<uint32_t>(m.grid.rows, 1), gc = std::max<uint32_t>(m.grid.cols, 1);
+  const bool one_d = m.mcast != MatmulMcast::Block2D;
   MatmulBlocking b;
   b.per_core_m = ceil_div(mt, gr);
   b.per_core_n = ceil_div(nt, gc);
-  int64_t rows_used = ceil_div(mt, b.per_core_m), cols_used = ceil_div(nt, b.per_core_n);
+  // 1-D: every core holds all rows of the output and a slice of its columns (in0 multicast),
+  // or all columns and a slice of the rows (in1 multicast); the cores form one line.
+  if (m.mcast == MatmulMcast::In0Row1D) {
+    b.per_core_m = mt;
+    b.per_core_n = ceil_div(nt, gr * gc);
+  } else if (m.mcast == MatmulMcast::In1Col1D) {
+    b.per_core_m = ceil_div(mt, gr * gc);
+    b.per_core_n = nt;
+  }
+  int64_t rows_used = ceil_div(mt, b.per_core_m);
+  int64_t cols_used = ceil_div(nt, b.per_core_n);
   // DST holds dst_tiles; half of it while the packer drains the other half, half again when
   // accumulating in f32.
   int64_t dst = std::max<int64_t>(d.dst_tiles / 2 / (m.fp32_accumulate ? 2 : 1), 1);
@@ -210,34 +221,71 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
            b.per_core_m * b.per_core_n * m.out_tile_bytes;
   };
   b.in0_block_w = 1;
-  for (int64_t ibw = largest_divisor_at_most(kt, 8); ibw >= 1; --ibw) {
-    if (kt % ibw == 0 && cb_bytes(ibw) <= d.usable_l1_bytes()) {
-      b.in0_block_w = ibw;
-      break;
+  if (m.in0_block_w > 0) {
+    b.in0_block_w = std::min(m.in0_block_w, kt);
+  } else {
+    for (int64_t ibw = largest_divisor_at_most(kt, 8); ibw >= 1; --ibw) {
+      if (kt % ibw == 0 && cb_bytes(ibw) <= d.usable_l1_bytes()) {
+        b.in0_block_w = ibw;
+        break;
+      }
     }
   }
-  double tiles = static_cast<double>(b.per_core_m * b.per_core_n * kt);
+  const int64_t blocks = ceil_div(kt, b.in0_block_w);
+  const int64_t block_tiles = b.per_core_m * b.per_core_n;
+  double tiles = static_cast<double>(block_tiles * kt);
   double fpu = tiles * d.fpu_matmul_cycles_per_tile[static_cast<size_t>(m.fidelity)];
   // The unpackers bring an in0 tile per output column of a sub-block and an in1 tile per row.
   double unpack_bytes_per_tile =
       static_cast<double>(m.in0_tile_bytes) / static_cast<double>(b.out_subblock_w) +
       static_cast<double>(m.in1_tile_bytes) / static_cast<double>(b.out_subblock_h);
   double unpack = tiles * unpack_bytes_per_tile / d.unpack_bytes_per_cycle;
-  double epilogue = static_cast<double>(b.per_core_m * b.per_core_n) * m.epilogue_cycles_per_tile;
-  double compute_us = d.cycles_to_us(fpu + unpack + epilogue);
+  double epilogue = static_cast<double>(block_tiles) * m.epilogue_cycles_per_tile;
+  // Without packer accumulation in L1, each inner block after the first packs the partial
+  // output block out and unpacks it again: two passes of its bytes through the L1 ports.
+  double spill = m.packer_l1_acc
+                     ? 0.0
+                     : static_cast<double>((blocks - 1) * block_tiles) * 2.0 *
+                           static_cast<double>(m.out_tile_bytes) / d.unpack_bytes_per_cycle;
+  // An in0 block fetched from DRAM costs each inner block a round trip and a handshake
+  // before its multicast, which the cores wait for.
+  double sync_us = m.in0_l1 ? 0.0 : static_cast<double>(blocks) * d.matmul_block_sync_us;
+  double compute_us = d.cycles_to_us(fpu + unpack + epilogue + spill);
   double dram_us = matmul_dram_bytes(m) / (d.dram_bandwidth_gb_s * 1e3);
   // Each core receives its in0 rows and in1 columns over its NoC link (multicast).
   double noc_bytes = static_cast<double>(b.per_core_m * kt * m.in0_tile_bytes +
                                          kt * b.per_core_n * m.in1_tile_bytes);
   double noc_us = d.cycles_to_us(noc_bytes / d.noc_bytes_per_cycle_per_link);
-  std::string detail = fmt::format(
-      "matmul {}x{}x{} = {}x{}x{} tiles on {}x{} cores, {}x{} tiles per core, "
-      "subblock {}x{}, {:.0f} tile products x ({:.0f} FPU {} + {:.1f} unpack) cycles",
-      m.m, m.k, m.n, mt, kt, nt, rows_used, cols_used, b.per_core_m, b.per_core_n, b.out_subblock_h,
-      b.out_subblock_w, tiles, d.fpu_matmul_cycles_per_tile[static_cast<size_t>(m.fidelity)],
-      fidelity_name(m.fidelity), unpack_bytes_per_tile / d.unpack_bytes_per_cycle);
+  if (one_d) {
+    // One sender reads every block of the multicast operand (from DRAM or L1, over its link)
+    // and then multicasts it: the two transfers follow each other, block after block, with
+    // the handshake between.
+    double block_bytes = m.mcast == MatmulMcast::In0Row1D
+                             ? static_cast<double>(b.per_core_m * b.in0_block_w * m.in0_tile_bytes)
+                             : static_cast<double>(b.in0_block_w * b.per_core_n * m.in1_tile_bytes);
+    double sender_us =
+        static_cast<double>(blocks) *
+        (d.cycles_to_us(2 * block_bytes / d.noc_bytes_per_cycle_per_link) + d.matmul_block_sync_us);
+    noc_us = std::max(noc_us, sender_us);
+  } else {
+    compute_us += sync_us;
+  }
+  std::string detail =
+      fmt::format("matmul {}x{}x{} = {}x{}x{} tiles on {}x{} cores{}, {}x{} tiles per core, "
+                  "subblock {}x{}, {:.0f} tile products x ({:.0f} FPU {} + {:.1f} unpack) cycles",
+                  m.m, m.k, m.n, mt, kt, nt, rows_used, cols_used,
+                  m.mcast == MatmulMcast::In0Row1D   ? " (1-D in0 multicast)"
+                  : m.mcast == MatmulMcast::In1Col1D ? " (1-D in1 multicast)"
+                                                     : "",
+                  b.per_core_m, b.per_core_n, b.out_subblock_h, b.out_subblock_w, tiles,
+                  d.fpu_matmul_cycles_per_tile[static_cast<size_t>(m.fidelity)],
+                  fidelity_name(m.fidelity), unpack_bytes_per_tile / d.unpack_bytes_per_cycle);
   if (m.epilogue_cycles_per_tile > 0)
     detail += fmt::format(", epilogue {:.0f} cycles per output tile", m.epilogue_cycles_per_tile);
+  if (spill > 0) detail += fmt::format(", {:.0f} cycles reloading partial sums", spill);
+  if (!m.in0_l1)
+    detail += fmt::format(", {} inner blocks x {:.1f} us in0 fetch handshake", blocks,
+                          d.matmul_block_sync_us);
   OpEstimate e = finish(compute_us, dram_us, noc_us, 0, detail, m.in0_sharded || m.out_sharded);
   e.grid = CoreGrid{static_cast<uint32_t>(rows_used), static_cast<uint32_t>(cols_used)};
   e.cores = e.grid.cores();

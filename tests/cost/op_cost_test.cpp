@@ -2,6 +2,7 @@
 // a measured matmul.
 #include "tilesat/cost/op_cost.h"
 #include "tilesat/cost/placement.h"
+#include "tilesat/cost/ttnn_matmul_default.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -168,6 +169,80 @@ TEST(OpCost, ComparisonsAndWhereAreOneSfpuPass) {
   OpEstimate w = m.op(OpKind::Where, {}, three, {t, l1()});
   EXPECT_GT(w.us, 0);
   EXPECT_FALSE(w.cost.dominant.empty());
+}
+
+// ttnn's own choice for a matmul given no program config (ttnn_matmul_default.h).
+TEST(TtnnDefaultMatmul, ShapesPickTheMulticast) {
+  Device d = load_device("wormhole_b0");
+  auto pick = [&](int64_t m, int64_t k, int64_t n) {
+    MatmulConfig c;
+    c.m = m;
+    c.k = k;
+    c.n = n;
+    c.grid = CoreGrid{8, 8};
+    return ttnn_default_matmul(c, d);
+  };
+  // One row of 16x16-tile blocks, two wide: in0 multicast to every core, inner block 2.
+  MatmulConfig wide = pick(512, 1024, 1024);
+  EXPECT_EQ(wide.mcast, MatmulMcast::In0Row1D);
+  EXPECT_EQ(wide.in0_block_w, 2);
+  EXPECT_FALSE(wide.packer_l1_acc);
+  EXPECT_EQ(pick(1024, 1024, 512).mcast, MatmulMcast::In1Col1D);
+  // A single block or a grid of blocks: 2-D, inner block Kt / 8.
+  MatmulConfig one = pick(512, 512, 512);
+  EXPECT_EQ(one.mcast, MatmulMcast::Block2D);
+  EXPECT_EQ(one.in0_block_w, 2);
+  MatmulConfig square = pick(1024, 2048, 1024);
+  EXPECT_EQ(square.mcast, MatmulMcast::Block2D);
+  EXPECT_EQ(square.in0_block_w, 8);
+  EXPECT_EQ(pick(1024, 96 * 32, 1024).in0_block_w, 12);
+  EXPECT_EQ(pick(1024, 36 * 32, 1024).in0_block_w, 1);
+}
+
+// tech_reports/GEMM_FLOPS/GEMM_FLOPS.md, n150, out of box (all DRAM interleaved, ttnn's
+// default program config), trace on, 8x8: 512x1024x1024 bf16 HiFi2 115.2 us (one sender
+// streams all of in0: slower than 1024x1024x1024's 69.0 us), bfp8_b LoFi 72.4 us.
+TEST(OpCost, OutOfBoxMatmulsAsTtnnRunsThem) {
+  Device d = load_device("wormhole_b0");
+  auto run = [&](int64_t m, int64_t k, int64_t n, int64_t tile_bytes, MathFidelity f) {
+    MatmulConfig c;
+    c.m = m;
+    c.k = k;
+    c.n = n;
+    c.in0_tile_bytes = c.in1_tile_bytes = c.out_tile_bytes = tile_bytes;
+    c.fidelity = f;
+    c.grid = CoreGrid{8, 8};
+    return CostModel(d, {.fidelity = f}).matmul(ttnn_default_matmul(c, d));
+  };
+  OpEstimate wide = run(512, 1024, 1024, 2048, MathFidelity::HiFi2);
+  EXPECT_EQ(wide.cost.dominant, "noc");
+  EXPECT_NEAR(wide.us, 115.2, 115.2 * 0.15);
+  EXPECT_NE(wide.cost.detail.find("1-D in0 multicast"), std::string::npos);
+  EXPECT_NEAR(run(512, 1024, 1024, 1088, MathFidelity::LoFi).us, 72.4, 72.4 * 0.15);
+  OpEstimate square = run(1024, 1024, 1024, 2048, MathFidelity::HiFi2);
+  EXPECT_NEAR(square.us, 69.0, 69.0 * 0.15);
+  EXPECT_LT(square.us, wide.us);
+}
+
+TEST(OpCost, PartialSumReloadsAndDramFetchHandshakes) {
+  Device d = load_device("wormhole_b0");
+  MatmulConfig c;
+  c.m = c.k = c.n = 1024;
+  c.grid = CoreGrid{8, 8};
+  c.in0_block_w = 4;
+  CostModel model(d);
+  OpEstimate accumulate = model.matmul(c);
+  c.packer_l1_acc = false;
+  OpEstimate reload = model.matmul(c);
+  // 8 inner blocks: 7 reloads of the 4x4 block, each tile packed and unpacked (2 x 2048 bytes
+  // at the unpackers' 64 bytes per cycle).
+  EXPECT_NEAR(reload.cost.compute_us - accumulate.cost.compute_us,
+              d.cycles_to_us(7 * 16 * 2 * 2048 / d.unpack_bytes_per_cycle), 1e-6);
+  // in0 in L1: no fetch handshake per inner block.
+  c.packer_l1_acc = true;
+  c.in0_l1 = true;
+  EXPECT_NEAR(accumulate.cost.compute_us - model.matmul(c).cost.compute_us,
+              8 * d.matmul_block_sync_us, 1e-6);
 }
 
 } // namespace

@@ -49,6 +49,10 @@ struct Device {
   int64_t max_circular_buffers = 0;
   /// Device-side cost of starting one op (program launch, pipeline fill).
   double launch_us = 0;
+  /// A matmul's time per inner (K) block whose in0 block is fetched from DRAM before it is
+  /// multicast: the read's round trip and the senders' and receivers' semaphore handshake,
+  /// which double buffering does not hide.
+  double matmul_block_sync_us = 0;
   /// Host time to issue one op without trace (interleaved operands / sharded operands).
   double host_dispatch_us = 0;
   double host_dispatch_sharded_us = 0;

@@ -7,7 +7,8 @@
 // the blocks cover the output on at most the usable grid, the sub-block fits half of DST (a
 // quarter when accumulating in f32) and divides the block, the double-buffered inputs and the
 // output block fit the usable L1; and minimises the predicted time (the slowest of compute, DRAM
-// and NoC), then the grid rows and
+// and NoC; compute includes a handshake per inner block when in0 comes from DRAM), then the grid
+// rows and
 // columns used, then the unpacker traffic, then maximises the inner block.
 // With a fixed grid (a sharded output's grid) only the blocking is free.
 //
@@ -36,7 +37,8 @@ struct MatmulChoice {
 };
 
 /// Z3's grid and blocking for `config` on `device`; nullopt when no blocking fits L1 and DST
-/// (or Z3 gives up within its time limit).
+/// (or Z3 gives up within its time limit), or for a configuration the statement does not cover
+/// (a 1-D multicast, no packer accumulation in L1, a fixed inner block).
 std::optional<MatmulChoice> choose_matmul_z3(const MatmulConfig& config, const Device& device,
                                              GridFreedom freedom);
 

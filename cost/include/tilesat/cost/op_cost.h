@@ -32,6 +32,12 @@ struct TensorUse {
   Placement placement;
 };
 
+/// How a matmul's operands reach the cores: a 2-D multicast (each row of cores receives its
+/// rows of in0 from one sender, each column its columns of in1); a 1-D multicast of all of in0
+/// from one sender to every core, each core computing a slice of the columns; or the same with
+/// in1, each core computing a slice of the rows.
+enum class MatmulMcast : uint8_t { Block2D, In0Row1D, In1Col1D };
+
 /// A matmul as measured in benchmarks: shapes, tile sizes and where operands live.
 struct MatmulConfig {
   int64_t m = 0, k = 0, n = 0;
@@ -47,6 +53,12 @@ struct MatmulConfig {
   /// Cycles spent on each output tile before it is packed (a linear's bias add and
   /// activation); 0 for a plain matmul.
   double epilogue_cycles_per_tile = 0;
+  MatmulMcast mcast = MatmulMcast::Block2D;
+  /// Tiles of K per inner block; 0: the widest of at most 8 that divides Kt and fits L1.
+  int64_t in0_block_w = 0;
+  /// The packer accumulates partial sums in L1; without it every inner block after the first
+  /// reloads the partial output block into DST and packs it again.
+  bool packer_l1_acc = true;
 };
 
 /// Bytes a matmul reads and writes in DRAM: its operands and result not in L1, whole tiles.

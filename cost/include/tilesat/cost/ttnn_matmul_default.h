@@ -1,0 +1,31 @@
+// The program configuration ttnn chooses for a matmul called without one.
+//
+// `ttnn.matmul(a, b)` with interleaved operands and no program config or core grid picks its
+// own multicast layout and blocking (tt-metal's create_simple_matmul_program_config and
+// get_mcast_1d_config, ttnn/cpp/ttnn/operations/matmul/device/config/matmul_program_config.cpp):
+//
+// - blocks of up to 16x16 output tiles per core (the largest of 16, 8, 4, 2 whose circular
+//   buffers fit L1) decide the shape: a single row of such blocks that is more than one block
+//   wide becomes a 1-D multicast of in0 to the whole grid (every core all rows, a slice of at
+//   least one column; inner block 2 tiles), a single column of blocks likewise of in1;
+// - otherwise a 2-D multicast over the grid: ceil(Mt / rows) x ceil(Nt / cols) tiles per
+//   core, inner block Kt / cols tiles (1 when that does not divide);
+// - the compute kernel's packer does not accumulate in L1 (ttnn's default kernel config).
+//
+// The cost model predicts such a matmul from the configuration this returns, so the accuracy
+// benchmark can score ttnn's out-of-box rows as they ran.
+//
+//   MatmulConfig c{.m = 512, .k = 1024, .n = 1024, .grid = {8, 8}};
+//   MatmulConfig t = ttnn_default_matmul(c, device);   // t.mcast == MatmulMcast::In0Row1D
+#pragma once
+
+#include "tilesat/cost/device.h"
+#include "tilesat/cost/op_cost.h"
+
+namespace tilesat::cost {
+
+/// `config` (shapes, tile sizes, placements, grid) with the multicast, inner block and packer
+/// accumulation ttnn's default selection gives it on `device`.
+MatmulConfig ttnn_default_matmul(const MatmulConfig& config, const Device& device);
+
+} // namespace tilesat::cost

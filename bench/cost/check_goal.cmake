@@ -1,0 +1,17 @@
+# Runs cost_accuracy on the n150 GEMM measurements and fails unless the overall line meets the
+# accuracy goal (cost/README.md): median APE <= 10%, p90 APE <= 25%, Kendall tau >= 0.95.
+# cmake -DEXE=path/to/cost_accuracy -DCSV=path/to/gemm_flops_n150.csv -P check_goal.cmake
+execute_process(COMMAND "${EXE}" "${CSV}" OUTPUT_VARIABLE out RESULT_VARIABLE rc)
+message("${out}")
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "cost_accuracy exited with ${rc}")
+endif()
+if(NOT out MATCHES "overall median_ape=([0-9.]+) p90_ape=([0-9.]+) kendall_tau=(-?[0-9.]+) rows=([0-9]+)")
+  message(FATAL_ERROR "no 'overall' line in the output")
+endif()
+set(median ${CMAKE_MATCH_1})
+set(p90 ${CMAKE_MATCH_2})
+set(tau ${CMAKE_MATCH_3})
+if(median GREATER 10 OR p90 GREATER 25 OR tau LESS 0.95)
+  message(FATAL_ERROR "accuracy goal missed: median ${median} (<= 10), p90 ${p90} (<= 25), tau ${tau} (>= 0.95)")
+endif()

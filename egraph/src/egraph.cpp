@@ -328,6 +328,10 @@ bool EGraph::repair(NodeId n) {
   }
   // n is now a duplicate of m: drop it and union their classes (congruence).
   r.set_dead();
+  // Also in the parent stamps: rebuild_classes() then drops dead parents without reading
+  // their records.
+  if (parent_stamp_.size() <= n) parent_stamp_.resize(nodes_.size(), 0);
+  parent_stamp_[n] = kDeadStamp;
   mark_dirty(uf_.find_mut(n));
   for (std::uint32_t i = 0; i < arity; ++i) mark_dirty(ch[i]);
   return merge(m, n, Justification::congruence());
@@ -403,14 +407,16 @@ void EGraph::rebuild_classes() {
     // Drop dead parents and repeats (a parent of both merged classes is listed twice): a
     // stamp per node instead of sorting, as hub classes (constants, symbols) have thousands.
     if (parent_stamp_.size() < nodes_.size()) parent_stamp_.resize(nodes_.size(), 0);
-    if (++stamp_ == 0) { // wrapped around: forget all stamps
-      std::fill(parent_stamp_.begin(), parent_stamp_.end(), 0);
+    if (++stamp_ == kDeadStamp) { // wrapped around: forget all stamps but the dead marks
+      for (std::uint32_t& st : parent_stamp_)
+        if (st != kDeadStamp) st = 0;
       stamp_ = 1;
     }
     const std::uint32_t stamp = stamp_;
     k = 0;
     for (NodeId n : cr.parents) {
-      if (nodes_[n].dead() || parent_stamp_[n] == stamp) continue;
+      const std::uint32_t seen = parent_stamp_[n];
+      if (seen == stamp || seen == kDeadStamp) continue;
       parent_stamp_[n] = stamp;
       cr.parents[k++] = n;
     }

@@ -258,7 +258,9 @@ private:
   std::vector<NodeId> analysis_pending_;
   std::vector<Id> dirty_;
   std::vector<std::uint8_t> dirty_flag_; // id is in dirty_
-  PodVec<std::uint32_t> parent_stamp_;   // per node: the last parent list it was seen in
+  PodVec<std::uint32_t> parent_stamp_;   // per node: the last parent list it was seen in,
+                                         // or kDeadStamp for a dead node
+  static constexpr std::uint32_t kDeadStamp = ~std::uint32_t{0};
   std::uint32_t stamp_ = 0;
 
   std::vector<Id> class_ids_;

@@ -34,10 +34,6 @@ private:
   std::vector<Id> heap_;
 };
 
-void append_ids(PodVec<Id>& to, std::span<const Id> ids) {
-  to.append(ids.data(), ids.size());
-}
-
 } // namespace
 
 void Analysis::modify(EGraph&, Id) {}
@@ -88,9 +84,19 @@ void EGraph::attach_analysis(std::unique_ptr<Analysis> a) {
 
 [[gnu::always_inline]] inline bool EGraph::node_equals(NodeId n, Symbol op, AttrId attrs,
                                                        std::span<const Id> children) const {
+  // Nodes in the hash-cons are live: payload and shape are compared as one word.
   const detail::NodeRecord& r = nodes_[n];
-  if (r.op != op || r.attrs != attrs || r.arity != children.size()) return false;
-  const Id* mine = children_.data() + r.begin;
+  const Id* mine;
+  if (children.size() <= detail::NodeRecord::kInlineKids) [[likely]] {
+    const auto shape = static_cast<std::uint32_t>(children.size());
+    if (r.op != op || r.meta != detail::NodeRecord::meta_of(attrs, shape)) return false;
+    mine = r.kids;
+  } else {
+    if (r.op != op || r.meta != detail::NodeRecord::meta_of(attrs, detail::NodeRecord::kWide) ||
+        r.kids[1] != children.size())
+      return false;
+    mine = children_.data() + r.kids[0];
+  }
   for (std::size_t i = 0; i < children.size(); ++i)
     if (mine[i] != children[i]) return false;
   return true;
@@ -128,30 +134,47 @@ std::optional<Id> EGraph::lookup_term(const RecExpr& term) const {
 
 // ------------------------------------------------------------------ adding
 
+// Inlined into add_new_node (every new e-node): the record is built in registers and stored
+// whole.
+[[gnu::always_inline]] inline Id* EGraph::push_node(Symbol op, AttrId attrs,
+                                                    std::span<const Id> kids, bool dead) {
+  if (attrs >= detail::NodeRecord::kMaxAttrs) [[unlikely]]
+    throw std::length_error("e-graph: too many distinct attribute payloads");
+  auto arity = static_cast<std::uint32_t>(kids.size());
+  const std::uint32_t dead_bit = dead ? detail::NodeRecord::kDeadBit : 0;
+  detail::NodeRecord r;
+  r.op = op;
+  if (arity <= detail::NodeRecord::kInlineKids) [[likely]] {
+    r.meta = detail::NodeRecord::meta_of(attrs, arity) | dead_bit;
+    r.kids[0] = arity >= 1 ? kids[0] : 0;
+    r.kids[1] = arity == 2 ? kids[1] : 0;
+    nodes_.push_back(r);
+    return nodes_.back().kids;
+  }
+  r.meta = detail::NodeRecord::meta_of(attrs, detail::NodeRecord::kWide) | dead_bit;
+  r.kids[0] = static_cast<std::uint32_t>(children_.size());
+  r.kids[1] = arity;
+  nodes_.push_back(r);
+  Id* to = children_.extend(arity);
+  for (std::uint32_t i = 0; i < arity; ++i) to[i] = kids[i];
+  return to;
+}
+
 // Out of line: most adds during saturation find their node, and without this path inlined
 // the lookup in add_uncanonical keeps its values in registers.
 [[gnu::noinline]] Id EGraph::add_new_node(Symbol op, AttrId attrs, std::span<const Id> canon,
                                           std::uint32_t h, std::size_t slot) {
   Id id = uf_.make_set();
   auto arity = static_cast<std::uint32_t>(canon.size());
-  auto begin = static_cast<std::uint32_t>(children_.size());
-  nodes_.push_back(detail::NodeRecord{op, attrs, begin, arity, 0});
-  Id* kids = children_.extend(arity);
+  push_node(op, attrs, canon, false);
   classes_.emplace_back(id);
   // The node is a parent of each distinct child class once.
   if (arity <= 2) {
-    if (arity >= 1) {
-      kids[0] = canon[0];
-      classes_[canon[0]].parents.push_back(id);
-    }
-    if (arity == 2) {
-      kids[1] = canon[1];
-      if (canon[1] != canon[0]) classes_[canon[1]].parents.push_back(id);
-    }
+    if (arity >= 1) classes_[canon[0]].parents.push_back(id);
+    if (arity == 2 && canon[1] != canon[0]) classes_[canon[1]].parents.push_back(id);
   } else {
     for (std::uint32_t i = 0; i < arity; ++i) {
       Id c = canon[i];
-      kids[i] = c;
       bool seen = false;
       for (std::uint32_t j = 0; j < i && !seen; ++j) seen = canon[j] == c;
       if (!seen) classes_[c].parents.push_back(id);
@@ -219,9 +242,7 @@ Id EGraph::add_explained(Symbol op, std::span<const Id> children, AttrId attrs) 
   }
   // This spelling of an existing node gets its own id, congruent to the node.
   u = uf_.make_set();
-  nodes_.push_back(detail::NodeRecord{op, attrs, static_cast<std::uint32_t>(children_.size()),
-                                      static_cast<std::uint32_t>(children.size()), 1});
-  append_ids(children_, children);
+  push_node(op, attrs, children, true);
   classes_.emplace_back();
   proofs_->add_original(u, op, attrs, children);
   uf_.union_roots(uf_.find_mut(m), u);
@@ -287,33 +308,41 @@ bool EGraph::merge_roots(Id a, Id b) {
 // ------------------------------------------------------------------ rebuilding
 
 bool EGraph::repair(NodeId n) {
-  detail::NodeRecord r = nodes_[n];
-  if (r.dead) return false;
-  Id* ch = children_.data() + r.begin;
+  detail::NodeRecord& r = nodes_[n];
+  if (r.dead()) return false;
+  const Symbol op = r.op;
+  const AttrId attrs = r.attrs();
+  const std::uint32_t arity = r.arity();
+  Id* ch = kids_of(r);
   bool stale = false;
-  for (std::uint32_t i = 0; i < r.arity; ++i) stale |= !uf_.is_root(ch[i]);
+  for (std::uint32_t i = 0; i < arity; ++i) stale |= !uf_.is_root(ch[i]);
   if (!stale) return false;
-  std::span<const Id> kids(ch, r.arity);
-  memo_.erase(hash_node(r.op, r.attrs, kids), n);
-  for (std::uint32_t i = 0; i < r.arity; ++i) ch[i] = uf_.find_mut(ch[i]);
-  std::uint32_t h = hash_node(r.op, r.attrs, kids);
-  Id m = lookup_canonical(r.op, r.attrs, kids, h);
+  std::span<const Id> kids(ch, arity);
+  memo_.erase(hash_node(op, attrs, kids), n);
+  for (std::uint32_t i = 0; i < arity; ++i) ch[i] = uf_.find_mut(ch[i]);
+  std::uint32_t h = hash_node(op, attrs, kids);
+  Id m = lookup_canonical(op, attrs, kids, h);
   if (m == kNoId) {
     memo_.insert(h, n);
     return false;
   }
   // n is now a duplicate of m: drop it and union their classes (congruence).
-  nodes_[n].dead = 1;
+  r.set_dead();
+  // Also in the parent stamps: rebuild_classes() then drops dead parents without reading
+  // their records.
+  if (parent_stamp_.size() <= n) parent_stamp_.resize(nodes_.size(), 0);
+  parent_stamp_[n] = kDeadStamp;
   mark_dirty(uf_.find_mut(n));
-  for (std::uint32_t i = 0; i < r.arity; ++i) mark_dirty(ch[i]);
+  for (std::uint32_t i = 0; i < arity; ++i) mark_dirty(ch[i]);
   return merge(m, n, Justification::congruence());
 }
 
 void EGraph::prefetch_repair(NodeId n) const {
   const detail::NodeRecord& r = nodes_[n];
-  const Id* ch = children_.data() + r.begin;
-  for (std::uint32_t i = 0; i < r.arity; ++i) uf_.prefetch(ch[i]);
-  memo_.prefetch(hash_node(r.op, r.attrs, std::span<const Id>(ch, r.arity)));
+  const Id* ch = kids_of(r);
+  const std::uint32_t arity = r.arity();
+  for (std::uint32_t i = 0; i < arity; ++i) uf_.prefetch(ch[i]);
+  memo_.prefetch(hash_node(r.op, r.attrs(), std::span<const Id>(ch, arity)));
 }
 
 std::size_t EGraph::rebuild() {
@@ -327,8 +356,10 @@ std::size_t EGraph::rebuild() {
       const NodeId* batch = repairing_.data();
       for (std::size_t i = repairing_.size(); i-- > 0;) {
         if (i >= kRecordAhead) __builtin_prefetch(&nodes_[batch[i - kRecordAhead]]);
-        if (i >= kChildrenAhead)
-          __builtin_prefetch(children_.data() + nodes_[batch[i - kChildrenAhead]].begin);
+        if (i >= kChildrenAhead) {
+          const detail::NodeRecord& ahead = nodes_[batch[i - kChildrenAhead]];
+          if (ahead.wide()) __builtin_prefetch(children_.data() + ahead.kids[0]);
+        }
         if (i >= kProbeAhead) prefetch_repair(batch[i - kProbeAhead]);
         unions += repair(batch[i]) ? 1 : 0;
       }
@@ -337,7 +368,7 @@ std::size_t EGraph::rebuild() {
     while (!analysis_pending_.empty()) {
       NodeId n = analysis_pending_.back();
       analysis_pending_.pop_back();
-      if (nodes_[n].dead) continue;
+      if (nodes_[n].dead()) continue;
       for (std::size_t i = 0; i < analyses_.size(); ++i) {
         Id cls = uf_.find_mut(n);
         if (!analyses_[i]->on_remake(*this, cls, n)) continue;
@@ -367,7 +398,7 @@ void EGraph::rebuild_classes() {
     ClassRecord& cr = classes_[c];
     std::uint32_t k = 0;
     for (NodeId n : cr.nodes)
-      if (!nodes_[n].dead) cr.nodes[k++] = n;
+      if (!nodes_[n].dead()) cr.nodes[k++] = n;
     cr.nodes.truncate(k);
     std::sort(cr.nodes.begin(), cr.nodes.end(), [&](NodeId x, NodeId y) {
       Symbol ox = nodes_[x].op, oy = nodes_[y].op;
@@ -376,14 +407,16 @@ void EGraph::rebuild_classes() {
     // Drop dead parents and repeats (a parent of both merged classes is listed twice): a
     // stamp per node instead of sorting, as hub classes (constants, symbols) have thousands.
     if (parent_stamp_.size() < nodes_.size()) parent_stamp_.resize(nodes_.size(), 0);
-    if (++stamp_ == 0) { // wrapped around: forget all stamps
-      std::fill(parent_stamp_.begin(), parent_stamp_.end(), 0);
+    if (++stamp_ == kDeadStamp) { // wrapped around: forget all stamps but the dead marks
+      for (std::uint32_t& st : parent_stamp_)
+        if (st != kDeadStamp) st = 0;
       stamp_ = 1;
     }
     const std::uint32_t stamp = stamp_;
     k = 0;
     for (NodeId n : cr.parents) {
-      if (nodes_[n].dead || parent_stamp_[n] == stamp) continue;
+      const std::uint32_t seen = parent_stamp_[n];
+      if (seen == stamp || seen == kDeadStamp) continue;
       parent_stamp_[n] = stamp;
       cr.parents[k++] = n;
     }
@@ -474,12 +507,12 @@ void EGraph::check_invariants() const {
   memo_.for_each([&](std::uint32_t h, Id n) {
     ++live;
     const detail::NodeRecord& r = nodes_[n];
-    if (r.dead) fail(fmt::format("dead node {} is in the hash-cons", n));
-    std::span<const Id> kids(children_.data() + r.begin, r.arity);
+    if (r.dead()) fail(fmt::format("dead node {} is in the hash-cons", n));
+    std::span<const Id> kids(kids_of(r), r.arity());
     for (Id c : kids)
       if (!uf_.is_root(c)) fail(fmt::format("node {} has non-canonical child {}", n, c));
-    if (hash_node(r.op, r.attrs, kids) != h) fail(fmt::format("node {} has a stale hash", n));
-    if (lookup_canonical(r.op, r.attrs, kids, h) != n)
+    if (hash_node(r.op, r.attrs(), kids) != h) fail(fmt::format("node {} has a stale hash", n));
+    if (lookup_canonical(r.op, r.attrs(), kids, h) != n)
       fail(fmt::format("node {} ({}) is not unique in the hash-cons (congruence broken)", n,
                        r.op.str()));
     for (Id c : kids)
@@ -500,7 +533,7 @@ void EGraph::check_invariants() const {
     for (std::uint32_t i = 0; i < ns.size(); ++i) {
       NodeId n = ns[i];
       const detail::NodeRecord& r = nodes_[n];
-      if (r.dead) fail(fmt::format("class {} lists dead node {}", id, n));
+      if (r.dead()) fail(fmt::format("class {} lists dead node {}", id, n));
       if (uf_.find(n) != id) fail(fmt::format("node {} in class {} belongs to {}", n, id, find(n)));
       if (listed[n]) fail(fmt::format("node {} is listed twice", n));
       listed[n] = true;

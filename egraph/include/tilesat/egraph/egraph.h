@@ -162,7 +162,9 @@ public:
   }
   ENode node(NodeId n) const {
     const detail::NodeRecord& r = nodes_[n];
-    return ENode{r.op, r.attrs, {children_.data() + r.begin, r.arity}};
+    if (!r.wide()) [[likely]]
+      return ENode{r.op, r.attrs(), {r.kids, r.shape()}};
+    return ENode{r.op, r.attrs(), {children_.data() + r.kids[0], r.kids[1]}};
   }
   /// Classes holding at least one node with operator `op`; valid after rebuild().
   std::span<const Id> classes_with_op(Symbol op) const {
@@ -205,6 +207,15 @@ public:
 private:
   using ClassRecord = detail::ClassRecord;
 
+  /// The children of a node record: in the record, or (wide nodes) in the arena.
+  const Id* kids_of(const detail::NodeRecord& r) const {
+    return r.wide() ? children_.data() + r.kids[0] : r.kids;
+  }
+  Id* kids_of(detail::NodeRecord& r) { return r.wide() ? children_.data() + r.kids[0] : r.kids; }
+  /// Appends the record of a node with canonical or original children `kids`; returns where
+  /// its children are stored.
+  Id* push_node(Symbol op, AttrId attrs, std::span<const Id> kids, bool dead);
+
   void attach_analysis(std::unique_ptr<Analysis> a);
   static std::uint32_t hash_node(Symbol op, AttrId attrs, std::span<const Id> children);
   bool node_equals(NodeId n, Symbol op, AttrId attrs, std::span<const Id> children) const;
@@ -218,8 +229,8 @@ private:
   bool merge_roots(Id a, Id b);
   bool repair(NodeId n);
   void prefetch_repair(NodeId n) const;
-  // How many repairs ahead rebuild() prefetches a pending node's record, its children, and
-  // its union-find entries and hash-cons slot.
+  // How many repairs ahead rebuild() prefetches a pending node's record, its children (wide
+  // nodes only: the others are in the record), and its union-find entries and hash-cons slot.
   static constexpr std::size_t kRecordAhead = 12, kChildrenAhead = 8, kProbeAhead = 4;
   void rebuild_classes();
   void update_class_index();
@@ -235,7 +246,7 @@ private:
 
   UnionFind uf_;
   PodVec<detail::NodeRecord> nodes_;
-  PodVec<Id> children_;
+  PodVec<Id> children_; // the children of wide nodes (more than NodeRecord::kInlineKids)
   detail::IdHashTable memo_;
   PodVec<ClassRecord> classes_;
   AttrTable attr_table_;
@@ -247,7 +258,9 @@ private:
   std::vector<NodeId> analysis_pending_;
   std::vector<Id> dirty_;
   std::vector<std::uint8_t> dirty_flag_; // id is in dirty_
-  PodVec<std::uint32_t> parent_stamp_;   // per node: the last parent list it was seen in
+  PodVec<std::uint32_t> parent_stamp_;   // per node: the last parent list it was seen in,
+                                         // or kDeadStamp for a dead node
+  static constexpr std::uint32_t kDeadStamp = ~std::uint32_t{0};
   std::uint32_t stamp_ = 0;
 
   std::vector<Id> class_ids_;

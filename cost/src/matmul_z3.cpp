@@ -2,6 +2,8 @@
 // matmul estimate, op_cost.cpp, written as constraints).
 #include "tilesat/cost/matmul_z3.h"
 
+#include "ceil_div.h"
+
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
@@ -12,10 +14,6 @@
 
 namespace tilesat::cost {
 namespace {
-
-int64_t ceil_div(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
 
 std::optional<MatmulChoice> solve(const MatmulConfig& m, const Device& d, GridFreedom freedom) {
   const int64_t mt = ceil_div(m.m, 32), kt = ceil_div(m.k, 32), nt = ceil_div(m.n, 32);

@@ -1,6 +1,7 @@
 // op_cost.cpp: the analytic cost of each op kind, matmul blocking, and to_layout conversions.
 #include "tilesat/cost/op_cost.h"
 
+#include "ceil_div.h"
 #include "tilesat/graph/diagnostic.h"
 
 #include <algorithm>
@@ -9,10 +10,6 @@
 
 namespace tilesat::cost {
 namespace {
-
-int64_t ceil_div(int64_t a, int64_t b) {
-  return (a + b - 1) / b;
-}
 
 // FPU passes over the mantissa bits: LoFi 1, HiFi2 2, HiFi3 3, HiFi4 4.
 double fidelity_passes(const Device& d, MathFidelity f) {
@@ -62,6 +59,13 @@ double matmul_dram_bytes(const MatmulConfig& m) {
   return (m.in0_l1 ? 0.0 : static_cast<double>(mt * kt * m.in0_tile_bytes)) +
          (m.in1_l1 ? 0.0 : static_cast<double>(kt * nt * m.in1_tile_bytes)) +
          (m.out_l1 ? 0.0 : static_cast<double>(mt * nt * m.out_tile_bytes));
+}
+
+int64_t matmul_cb_bytes(const MatmulConfig& m, int64_t per_core_m, int64_t per_core_n,
+                        int64_t in0_block_w) {
+  return 2 * per_core_m * in0_block_w * m.in0_tile_bytes +
+         2 * in0_block_w * per_core_n * m.in1_tile_bytes +
+         per_core_m * per_core_n * m.out_tile_bytes;
 }
 
 double sfpu_weight(OpKind kind) {
@@ -216,10 +220,7 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
     }
   }
   // Circular buffers: double-buffered in0 and in1 blocks, and the output block.
-  auto cb_bytes = [&](int64_t ibw) {
-    return 2 * b.per_core_m * ibw * m.in0_tile_bytes + 2 * ibw * b.per_core_n * m.in1_tile_bytes +
-           b.per_core_m * b.per_core_n * m.out_tile_bytes;
-  };
+  auto cb_bytes = [&](int64_t ibw) { return matmul_cb_bytes(m, b.per_core_m, b.per_core_n, ibw); };
   b.in0_block_w = 1;
   if (m.in0_block_w > 0) {
     b.in0_block_w = std::min(m.in0_block_w, kt);
@@ -247,9 +248,6 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
                      ? 0.0
                      : static_cast<double>((blocks - 1) * block_tiles) * 2.0 *
                            static_cast<double>(m.out_tile_bytes) / d.unpack_bytes_per_cycle;
-  // An in0 block fetched from DRAM costs each inner block a round trip and a handshake
-  // before its multicast, which the cores wait for.
-  double sync_us = m.in0_l1 ? 0.0 : static_cast<double>(blocks) * d.matmul_block_sync_us;
   double compute_us = d.cycles_to_us(fpu + unpack + epilogue + spill);
   double dram_us = matmul_dram_bytes(m) / (d.dram_bandwidth_gb_s * 1e3);
   // Each core receives its in0 rows and in1 columns over its NoC link (multicast).
@@ -267,8 +265,10 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
         static_cast<double>(blocks) *
         (d.cycles_to_us(2 * block_bytes / d.noc_bytes_per_cycle_per_link) + d.matmul_block_sync_us);
     noc_us = std::max(noc_us, sender_us);
-  } else {
-    compute_us += sync_us;
+  } else if (!m.in0_l1) {
+    // An in0 block fetched from DRAM costs each inner block a round trip and a handshake
+    // before its multicast, which the cores wait for.
+    compute_us += static_cast<double>(blocks) * d.matmul_block_sync_us;
   }
   std::string detail =
       fmt::format("matmul {}x{}x{} = {}x{}x{} tiles on {}x{} cores{}, {}x{} tiles per core, "

@@ -64,9 +64,9 @@ DidMerge ConstantFold::merge(std::uint32_t& a, std::uint32_t b) const {
 }
 
 void ConstantFold::modify(EGraph& eg, Id cls) {
-  const std::uint32_t k = (*this)[cls];
-  if (k == 0) return;
-  const Rational c = values_[k - 1];
+  const std::optional<Rational> value_of_class = value(cls);
+  if (!value_of_class) return;
+  const Rational c = *value_of_class;
   // Usually the class already holds its literal and nothing else: then there is nothing to do.
   bool has_literal = false, only_leaves = true;
   for (NodeId n : eg.eclass(cls).nodes) {

@@ -63,6 +63,10 @@ struct MatmulConfig {
 
 /// Bytes a matmul reads and writes in DRAM: its operands and result not in L1, whole tiles.
 double matmul_dram_bytes(const MatmulConfig& m);
+/// Bytes of a matmul's circular buffers on one core: in0 and in1 blocks of `in0_block_w` tiles
+/// of K, double-buffered, and the per_core_m x per_core_n output block.
+int64_t matmul_cb_bytes(const MatmulConfig& m, int64_t per_core_m, int64_t per_core_n,
+                        int64_t in0_block_w);
 
 /// The model's account of one op.
 struct OpEstimate {

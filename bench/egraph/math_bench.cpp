@@ -7,7 +7,7 @@
 // The last line is always
 //   math_workload iterations=N enodes=N eclasses=N seconds=S peak_rss_mb=M
 // (seconds: wall time of adding the start terms and running), preceded by the CPU time of the
-// same span on a line `cpu_seconds=S`; and, when TILESAT_BENCH_CSV names a file, one CSV row (name,
+// same span on a line `cpu_seconds=S user_seconds=S sys_seconds=S`; and, when TILESAT_BENCH_CSV names a file, one CSV row (name,
 // seconds, stop reason, e-nodes, e-classes, iterations, peak RSS) is appended to it.
 #include "../../tests/egraph/math_language.h"
 
@@ -23,11 +23,14 @@ using namespace tilesat::egraph;
 
 namespace {
 
-double cpu_seconds() {
+/// User and system CPU seconds of this process so far.
+std::pair<double, double> user_sys_seconds() {
   rusage ru{};
   getrusage(RUSAGE_SELF, &ru);
-  return static_cast<double>(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
-         static_cast<double>(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+  auto sec = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+  };
+  return {sec(ru.ru_utime), sec(ru.ru_stime)};
 }
 
 double peak_rss_mb() {
@@ -52,7 +55,7 @@ int main(int argc, char** argv) {
 
   auto rules = math::rules();
   const auto start = std::chrono::steady_clock::now();
-  const double cpu_start = cpu_seconds();
+  const auto [user_start, sys_start] = user_sys_seconds();
   EGraph eg;
   eg.add_analysis<math::ConstantFold>();
   for (const auto& t : math::workload_terms()) eg.add_term(RecExpr::parse(t));
@@ -73,7 +76,8 @@ int main(int argc, char** argv) {
   Report report = Runner(cfg).run(eg, rules);
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  const double cpu = cpu_seconds() - cpu_start;
+  const auto [user_end, sys_end] = user_sys_seconds();
+  const double user = user_end - user_start, sys = sys_end - sys_start;
 
   if (report_table) fmt::print("{}", report.to_table());
   fmt::print("stop: {}\n", report.stop.to_string());
@@ -90,8 +94,10 @@ int main(int argc, char** argv) {
   fmt::print("egraph memory: {:.1f} MB ({:.1f} bytes per e-node)\n", eg.memory_bytes() / 1e6,
              static_cast<double>(eg.memory_bytes()) / static_cast<double>(eg.num_nodes()));
   // CPU time of the run (user + system): the wall time below includes waiting for the CPU
-  // when other processes share it.
-  fmt::print("cpu_seconds={:.6f}\n", cpu);
+  // when other processes share it. System time is mostly the kernel handing out fresh
+  // (zeroed) pages.
+  fmt::print("cpu_seconds={:.6f} user_seconds={:.6f} sys_seconds={:.6f}\n", user + sys, user,
+             sys);
 
   const double rss = peak_rss_mb();
   if (const char* csv = std::getenv("TILESAT_BENCH_CSV")) {

@@ -160,14 +160,11 @@ std::optional<Id> EGraph::lookup_term(const RecExpr& term) const {
   return to;
 }
 
-// Out of line: most adds during saturation find their node, and without this path inlined
-// the lookup in add_uncanonical keeps its values in registers.
-[[gnu::noinline]] Id EGraph::add_new_node(Symbol op, AttrId attrs, std::span<const Id> canon,
-                                          std::uint32_t h, std::size_t slot) {
-  Id id = uf_.make_set();
+[[gnu::always_inline]] inline void EGraph::link_new_node(Id id, Symbol op, AttrId attrs,
+                                                         std::span<const Id> canon,
+                                                         std::uint32_t h, std::size_t slot) {
   auto arity = static_cast<std::uint32_t>(canon.size());
   push_node(op, attrs, canon, false);
-  classes_.emplace_back(id);
   // The node is a parent of each distinct child class once.
   if (arity <= 2) {
     if (arity >= 1) classes_[canon[0]].parents.push_back(id);
@@ -181,6 +178,15 @@ std::optional<Id> EGraph::lookup_term(const RecExpr& term) const {
     }
   }
   memo_.insert_at(slot, h, id);
+}
+
+// Out of line: most adds during saturation find their node, and without this path inlined
+// the lookup in add_uncanonical keeps its values in registers.
+[[gnu::noinline]] Id EGraph::add_new_node(Symbol op, AttrId attrs, std::span<const Id> canon,
+                                          std::uint32_t h, std::size_t slot) {
+  Id id = uf_.make_set();
+  classes_.emplace_back(id);
+  link_new_node(id, op, attrs, canon, h, slot);
   // A new class needs no clean-up: its node list is [id], and id is new to the children's
   // parent lists, so they stay free of repeats. Only the class list and operator index
   // (rebuilt from scratch) are stale.
@@ -188,6 +194,7 @@ std::optional<Id> EGraph::lookup_term(const RecExpr& term) const {
   if (!analyses_.empty()) analyze_new_class(id);
   return id;
 }
+
 
 void EGraph::analyze_new_class(Id id) {
   for (auto& a : analyses_) a->on_add(*this, id);
@@ -249,6 +256,41 @@ Id EGraph::add_explained(Symbol op, std::span<const Id> children, AttrId attrs) 
   ++merged_ids_;
   proofs_->add_edge(u, m, Justification::congruence());
   return u;
+}
+
+bool EGraph::add_into(Id cls, Symbol op, std::span<const Id> children, AttrId attrs,
+                      Justification why) {
+  constexpr std::size_t kInlineKids = 8;
+  if (proofs_ || children.size() > kInlineKids) [[unlikely]]
+    return merge(cls, add_uncanonical(op, children, attrs), why);
+  Id canon[kInlineKids];
+  for (std::size_t i = 0; i < children.size(); ++i) canon[i] = uf_.find_mut(children[i]);
+  std::span<const Id> kids(canon, children.size());
+  std::uint32_t h = hash_node(op, attrs, kids);
+  std::size_t slot = 0;
+  Id m = memo_.find_slot(
+      h, [&](Id cand) { return node_equals(cand, op, attrs, kids); }, slot);
+  Id c = uf_.find_mut(cls);
+  if (m != kNoId) {
+    Id r = uf_.find_mut(m);
+    return r != c && merge_roots(c, r);
+  }
+  // The new node joins class c: an id of its own (ids index nodes), but no class.
+  Id id = uf_.make_set();
+  classes_.emplace_back();
+  link_new_node(id, op, attrs, kids, h, slot);
+  uf_.union_roots(c, id);
+  ++merged_ids_;
+  classes_[c].nodes.push_back(id);
+  mark_dirty(c);
+  for (auto& an : analyses_) {
+    if (an->on_join(*this, c, id).into_changed) {
+      const IdVec& cp = classes_[c].parents;
+      analysis_pending_.insert(analysis_pending_.end(), cp.begin(), cp.end());
+    }
+  }
+  if (!analyses_.empty()) run_modify(c);
+  return true;
 }
 
 Id EGraph::add_literal(const AttrValue& v) {

@@ -110,18 +110,26 @@ Pattern::Pattern(std::vector<PatternNode> nodes, std::vector<std::string> class_
   if (nodes_.empty()) throw std::invalid_argument("a pattern needs at least one node");
   var_names_.insert(var_names_.end(), attr_vars.begin(), attr_vars.end());
   program_ = detail::compile(*this);
-  build_.reserve(nodes_.size());
-  for (const PatternNode& n : nodes_) {
-    BuildStep s{n.kind,
-                false,
-                n.var.index,
-                n.op,
+  // Variables first (their ids come from the substitution), then the nodes to add, children
+  // numbered by their place in that order.
+  std::vector<std::uint32_t> slot(nodes_.size());
+  for (std::size_t i = 0; i < nodes_.size(); ++i)
+    if (nodes_[i].kind == PatternNode::Kind::kVar) {
+      slot[i] = static_cast<std::uint32_t>(build_vars_.size());
+      build_vars_.push_back(nodes_[i].var.index);
+    }
+  const auto num_vars = static_cast<std::uint32_t>(build_vars_.size());
+  for (std::size_t i = 0; i < nodes_.size(); ++i) {
+    const PatternNode& n = nodes_[i];
+    if (n.kind == PatternNode::Kind::kVar) continue;
+    slot[i] = num_vars + static_cast<std::uint32_t>(build_.size());
+    BuildStep s{n.kind == PatternNode::Kind::kLiteral ? Symbol::constant() : n.op,
+                std::any_of(n.attrs.begin(), n.attrs.end(),
+                            [](const PatternAttr& a) { return a.is_var; }),
+                static_cast<std::uint32_t>(i),
                 static_cast<std::uint32_t>(build_children_.size()),
                 static_cast<std::uint32_t>(n.children.size())};
-    if (n.kind == PatternNode::Kind::kLiteral) s.op = Symbol::constant();
-    s.attrs_vary =
-        std::any_of(n.attrs.begin(), n.attrs.end(), [](const PatternAttr& a) { return a.is_var; });
-    build_children_.insert(build_children_.end(), n.children.begin(), n.children.end());
+    for (std::uint32_t c : n.children) build_children_.push_back(slot[c]);
     build_.push_back(s);
   }
 }
@@ -174,41 +182,73 @@ AttrId Pattern::intern_varying_attrs(EGraph& eg, std::size_t node, const Subst& 
   return eg.intern_attrs(Attrs(std::move(entries)));
 }
 
-Id Pattern::instantiate(EGraph& eg, const Subst& subst, std::span<const Var> var_map) const {
+// Both instantiate() and instantiate_into(): builds the nodes below the root and hands the
+// root to `root_var(id)` (a variable) or `root_op(op, kids, attrs)`.
+template <class RootVar, class RootOp>
+[[gnu::always_inline]] inline auto Pattern::build(EGraph& eg, const Subst& subst,
+                                                  std::span<const Var> var_map, RootVar&& root_var,
+                                                  RootOp&& root_op) const {
   if (attr_cache_uid_ != eg.uid()) [[unlikely]]
     fill_attr_cache(eg);
-  const std::size_t n = build_.size(); // >= 1 (the constructor checks)
-  if (n == 0) [[unlikely]]
-    return kNoId;
+  const std::size_t num_vars = build_vars_.size(), num_steps = build_.size();
   constexpr std::size_t kInline = 32, kInlineKids = 16;
   Id inline_ids[kInline];
   Id inline_kids[kInlineKids];
   std::unique_ptr<Id[]> heap_ids, heap_kids; // only for very large patterns or wide nodes
   Id* ids = inline_ids;
-  if (n > kInline) [[unlikely]] {
-    heap_ids = std::make_unique<Id[]>(n);
+  if (num_vars + num_steps > kInline) [[unlikely]] {
+    heap_ids = std::make_unique<Id[]>(num_vars + num_steps);
     ids = heap_ids.get();
   }
+  // A pattern that is one variable adds nothing (the constructor checks there is a node).
+  if (num_steps == 0) return root_var(subst[var_map[build_vars_[0]]]);
+  for (std::size_t v = 0; v < num_vars; ++v) ids[v] = subst[var_map[build_vars_[v]]];
   const BuildStep* steps = build_.data();
   const AttrId* cache = attr_cache_.data();
-  const std::uint32_t* child_index = build_children_.data();
-  for (std::size_t i = 0; i < n; ++i) {
+  const std::uint32_t* child_slots = build_children_.data();
+  for (std::size_t i = 0;; ++i) {
     const BuildStep& s = steps[i];
-    if (s.kind == PatternNode::Kind::kVar) {
-      ids[i] = subst[var_map[s.var]];
-      continue;
-    }
-    AttrId attrs = s.attrs_vary ? intern_varying_attrs(eg, i, subst, var_map) : cache[i];
+    AttrId attrs = s.attrs_vary ? intern_varying_attrs(eg, s.node, subst, var_map) : cache[s.node];
+    const std::uint32_t* from = child_slots + s.first;
     Id* kids = inline_kids;
-    if (s.arity > kInlineKids) [[unlikely]] {
-      heap_kids = std::make_unique<Id[]>(s.arity);
-      kids = heap_kids.get();
+    switch (s.arity) {
+    case 0:
+      break;
+    case 1:
+      kids[0] = ids[from[0]];
+      break;
+    case 2:
+      kids[0] = ids[from[0]];
+      kids[1] = ids[from[1]];
+      break;
+    default:
+      if (s.arity > kInlineKids) [[unlikely]] {
+        heap_kids = std::make_unique<Id[]>(s.arity);
+        kids = heap_kids.get();
+      }
+      for (std::uint32_t k = 0; k < s.arity; ++k) kids[k] = ids[from[k]];
     }
-    const std::uint32_t* from = child_index + s.first;
-    for (std::uint32_t k = 0; k < s.arity; ++k) kids[k] = ids[from[k]];
-    ids[i] = eg.add_uncanonical(s.op, std::span<const Id>(kids, s.arity), attrs);
+    std::span<const Id> kid_span(kids, s.arity);
+    if (i + 1 == num_steps) return root_op(s.op, kid_span, attrs);
+    ids[num_vars + i] = eg.add_uncanonical(s.op, kid_span, attrs);
   }
-  return ids[n - 1];
+}
+
+Id Pattern::instantiate(EGraph& eg, const Subst& subst, std::span<const Var> var_map) const {
+  return build(
+      eg, subst, var_map, [](Id v) { return v; },
+      [&](Symbol op, std::span<const Id> kids, AttrId attrs) {
+        return eg.add_uncanonical(op, kids, attrs);
+      });
+}
+
+bool Pattern::instantiate_into(EGraph& eg, Id cls, const Subst& subst,
+                               std::span<const Var> var_map, Justification why) const {
+  return build(
+      eg, subst, var_map, [&](Id v) { return eg.merge(cls, v, why); },
+      [&](Symbol op, std::span<const Id> kids, AttrId attrs) {
+        return eg.add_into(cls, op, kids, attrs, why);
+      });
 }
 
 namespace {

@@ -105,6 +105,12 @@ ApplyResult Rewrite::apply(EGraph& eg, const Matches& matches, const DeclineHook
       break;
     }
     if (!accepted) continue;
+    if (rhs_ && !explain) {
+      // The right side's root joins the matched class directly.
+      if (rhs_->instantiate_into(eg, root, subst, rhs_vars_, Justification::rule(symbol_)))
+        ++result.applied;
+      continue;
+    }
     Id to = rhs_ ? rhs_->instantiate(eg, subst, rhs_vars_)
                  : applier_->apply_one(eg, root, subst, applier_vars_);
     if (to == kNoId) continue;

@@ -36,6 +36,25 @@ TEST(Analysis, ConstantFoldingUnionsWithTheConstantAndPrunes) {
   EXPECT_FALSE(fold.value(eg.find(by_zero))); // no folding by a zero divisor
 }
 
+TEST(Analysis, AddIntoFoldsTheJoiningNode) {
+  // (* 2 3) joins the class of x: the class is now the constant 6, which modify adds and keeps.
+  EGraph eg;
+  auto& fold = eg.add_analysis<math::ConstantFold>();
+  Id x = eg.add_term(RecExpr::parse("(+ y z)"));
+  Id parent = eg.add_term(RecExpr::parse("(- (+ y z) 1)"));
+  eg.rebuild();
+  Id two = eg.add_term(RecExpr::parse("2")), three = eg.add_term(RecExpr::parse("3"));
+  EXPECT_TRUE(eg.add_into(x, Symbol::intern("*"), std::vector<Id>{two, three}));
+  eg.rebuild();
+  eg.check_invariants();
+  ASSERT_TRUE(fold.value(eg.find(x)));
+  EXPECT_EQ(fold.value(eg.find(x))->num, 6);
+  EXPECT_EQ(eg.find(x), eg.lookup_term(RecExpr::parse("6")));
+  // The parent was re-analysed: (- 6 1) is 5.
+  ASSERT_TRUE(fold.value(eg.find(parent)));
+  EXPECT_EQ(fold.value(eg.find(parent))->num, 5);
+}
+
 TEST(Analysis, MergeReanalysesParents) {
   EGraph eg;
   auto& fold = eg.add_analysis<math::ConstantFold>();

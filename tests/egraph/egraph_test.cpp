@@ -113,4 +113,39 @@ TEST(EGraph, AddTermAndLookupTerm) {
   EXPECT_GT(eg.memory_bytes(), 0u);
 }
 
+TEST(EGraph, AddIntoJoinsANewNodeToTheClass) {
+  EGraph eg;
+  Id a = eg.add(sym("a")), b = eg.add(sym("b"));
+  Id sum = eg.add(sym("+"), {a, b});
+  const std::size_t classes = eg.num_classes();
+  // A new node joins the class without founding one.
+  EXPECT_TRUE(eg.add_into(sum, sym("+"), std::vector<Id>{b, a}));
+  EXPECT_EQ(eg.num_classes(), classes);
+  EXPECT_EQ(eg.num_nodes(), 4u);
+  // Adding it again changes nothing.
+  EXPECT_FALSE(eg.add_into(sum, sym("+"), std::vector<Id>{b, a}));
+  eg.rebuild();
+  eg.check_invariants();
+  EXPECT_EQ(eg.eclass(sum).size(), 2u);
+  EXPECT_EQ(eg.lookup(sym("+"), std::vector<Id>{b, a}), eg.find(sum));
+  // An existing node in another class merges the classes, as merge(cls, add(...)) does.
+  Id fa = eg.add(sym("f"), {a});
+  EXPECT_TRUE(eg.add_into(fa, sym("+"), std::vector<Id>{a, b}));
+  EXPECT_EQ(eg.find(fa), eg.find(sum));
+  eg.rebuild();
+  eg.check_invariants();
+}
+
+TEST(EGraph, AddIntoKeepsCongruenceAfterMerges) {
+  // (f a) joins the class of c; a and b merge; the rebuild finds (f b) congruent to (f a).
+  EGraph eg;
+  Id a = eg.add(sym("a")), b = eg.add(sym("b")), c = eg.add(sym("c"));
+  Id fb = eg.add(sym("f"), {b});
+  EXPECT_TRUE(eg.add_into(c, sym("f"), std::vector<Id>{a}));
+  eg.merge(a, b);
+  eg.rebuild();
+  eg.check_invariants();
+  EXPECT_EQ(eg.find(fb), eg.find(c));
+}
+
 } // namespace tilesat::egraph

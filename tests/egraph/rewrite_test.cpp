@@ -90,6 +90,32 @@ TEST(Rewrite, ApplyStopsAtTheNodeLimit) {
   eg.check_invariants();
 }
 
+TEST(Rewrite, InstantiateIntoAddsTheRightSideToTheMatchedClass) {
+  EGraph eg;
+  Id sum = eg.add_term(RecExpr::parse("(+ a b)"));
+  eg.rebuild();
+  auto rules = Rewrite::parse("comm-add", "(+ ?x ?y) => (+ ?y ?x)");
+  Matches m;
+  rules[0].search(eg, m, 100);
+  ASSERT_EQ(m.size(), 1u);
+  const std::size_t classes = eg.num_classes();
+  ApplyResult r = rules[0].apply(eg, m);
+  EXPECT_EQ(r.applied, 1u);
+  EXPECT_EQ(eg.num_classes(), classes); // (+ b a) joined the class of (+ a b)
+  eg.rebuild();
+  eg.check_invariants();
+  EXPECT_EQ(eg.lookup_term(RecExpr::parse("(+ b a)")), eg.find(sum));
+  // A right side that is a variable merges the class with it.
+  auto left = Rewrite::parse("left", "(+ ?x ?y) => ?x");
+  left[0].search(eg, m, 100);
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_EQ(left[0].apply(eg, m).applied, 2u); // (+ a b) = a, then (+ b a) = b
+  eg.rebuild();
+  eg.check_invariants();
+  EXPECT_EQ(eg.find(sum), eg.lookup_term(RecExpr::parse("a")));
+  EXPECT_EQ(eg.find(sum), eg.lookup_term(RecExpr::parse("b")));
+}
+
 TEST(Rewrite, CxxApplierComputesTheRightSide) {
   // (repeat[times=?n] ?x) => (seq x x ... x), n computed from the attribute.
   auto expand = applier({"?x", "?n"}, [](EGraph& eg, Id, const Subst& s, std::span<const Var> v) {

@@ -108,6 +108,24 @@ TEST(PodVec, GrowsPastItsReservationKeepingItsEntries) {
   EXPECT_EQ(v.back(), (n - 1) * 3);
 }
 
+TEST(PodVec, ReusedBigBlocksStartZeroed) {
+  // A freed big block is kept for the next one, with its old contents: assign_zero must clear
+  // it, and a plain resize must not rely on zero pages.
+  const std::size_t n = (3u << 20) / sizeof(std::uint32_t);
+  for (int round = 0; round < 3; ++round) {
+    PodVec<std::uint32_t> dirty;
+    dirty.resize(n, 0xdeadbeefu);
+  }
+  PodVec<std::uint32_t> zeros;
+  zeros.assign_zero(n);
+  ASSERT_EQ(zeros.size(), n);
+  for (std::size_t i = 0; i < n; i += 1021) ASSERT_EQ(zeros[i], 0u);
+  EXPECT_EQ(zeros.back(), 0u);
+  PodVec<std::uint32_t> filled;
+  filled.resize(n, 7);
+  for (std::size_t i = 0; i < n; i += 1021) ASSERT_EQ(filled[i], 7u);
+}
+
 TEST(PodVec, DestroysOwningElements) {
   PodVec<IdVec> lists; // IdVec owns a heap block: ASan reports a leak if it is not freed
   for (std::uint32_t i = 0; i < 1000; ++i) {

@@ -43,6 +43,9 @@ public:
   virtual void on_add(const EGraph& eg, Id id) = 0;
   /// Class `from` is being merged into class `into` (both roots).
   virtual DidMerge on_merge(Id into, Id from) = 0;
+  /// A new e-node `id` joined the existing class `into` (a root) without founding a class of
+  /// its own (`EGraph::add_into`); says whether `into`'s data changed (`into_changed`).
+  virtual DidMerge on_join(const EGraph& eg, Id into, Id id) = 0;
   /// Re-analyse e-node `node` of class `cls`; true when the class's data changed.
   virtual bool on_remake(const EGraph& eg, Id cls, NodeId node) = 0;
   /// Called after a class was created or merged; may add e-nodes and union classes.
@@ -87,6 +90,7 @@ public:
     data_[from] = T{};
     return d;
   }
+  DidMerge on_join(const EGraph& eg, Id into, Id id) final;
   bool on_remake(const EGraph& eg, Id cls, NodeId node) final;
 
 protected:

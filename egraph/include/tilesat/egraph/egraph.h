@@ -104,6 +104,13 @@ public:
   /// with different (equal) children gets its own id, so proofs can name it. Without
   /// explanations this is add() without the final find().
   Id add_uncanonical(Symbol op, std::span<const Id> children, AttrId attrs = kNoAttrs);
+  /// Adds the e-node `op[attrs](children...)` to the class of `cls`, which a rewrite proved it
+  /// equal to; true when the e-graph changed. The result is that of
+  /// `merge(cls, add(op, children, attrs), why)`, but a new e-node joins `cls` directly
+  /// instead of founding a class that is merged at once (no class of its own to analyse,
+  /// modify and merge). With explanations on, it is exactly that merge of an add.
+  bool add_into(Id cls, Symbol op, std::span<const Id> children, AttrId attrs = kNoAttrs,
+                Justification why = Justification::merge());
   /// Adds the literal leaf `const[value=v]`.
   Id add_literal(const AttrValue& v);
   /// Adds every node of `term`; returns the class of its root.
@@ -225,6 +232,10 @@ private:
   Id add_explained(Symbol op, std::span<const Id> children, AttrId attrs);
   Id add_new_node(Symbol op, AttrId attrs, std::span<const Id> canon, std::uint32_t h,
                   std::size_t slot);
+  /// The part of add_new_node shared with add_into: the record, the parent lists of the
+  /// children and the hash-cons entry of a new node `id`.
+  void link_new_node(Id id, Symbol op, AttrId attrs, std::span<const Id> canon, std::uint32_t h,
+                     std::size_t slot);
   void analyze_new_class(Id id);
   bool merge_roots(Id a, Id b);
   bool repair(NodeId n);
@@ -283,6 +294,14 @@ void AnalysisOf<T>::on_add(const EGraph& eg, Id id) {
   }
   if (data_.size() < id) data_.resize(id + 1);
   data_[id] = make(eg, eg.node(id));
+}
+
+template <class T>
+DidMerge AnalysisOf<T>::on_join(const EGraph& eg, Id into, Id id) {
+  T made = make(eg, eg.node(id));
+  // The node's own entry keeps the table indexed by id; it is not a class's data.
+  if (data_.size() <= id) data_.resize(id + 1);
+  return merge(data_[into], std::move(made));
 }
 
 template <class T>

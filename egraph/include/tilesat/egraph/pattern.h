@@ -21,6 +21,7 @@
 #pragma once
 
 #include "tilesat/egraph/attr.h"
+#include "tilesat/egraph/explain.h"
 #include "tilesat/egraph/id.h"
 #include "tilesat/egraph/machine.h"
 #include "tilesat/egraph/searcher.h"
@@ -91,6 +92,11 @@ public:
   /// `EGraph::add_uncanonical` does. Payloads without variables are interned once per e-graph
   /// and cached, so one Pattern must not instantiate from two threads at once.
   Id instantiate(EGraph& eg, const Subst& subst, std::span<const Var> var_map) const;
+  /// Adds the pattern's term into class `cls`, which a rewrite proved it equal to; true when
+  /// the e-graph changed. The result of `eg.merge(cls, instantiate(...), why)`, but a new
+  /// root e-node joins `cls` directly (`EGraph::add_into`).
+  bool instantiate_into(EGraph& eg, Id cls, const Subst& subst, std::span<const Var> var_map,
+                        Justification why) const;
 
   std::string to_string() const override;
   const Pattern* pattern() const override { return this; }
@@ -99,22 +105,26 @@ private:
   std::vector<PatternNode> nodes_;
   std::vector<std::string> var_names_;
   std::uint32_t num_class_vars_ = 0;
-  /// One node of the pattern, flattened for instantiate(): children are
-  /// build_children_[first, first + arity).
+  /// One node of the pattern to add, flattened for instantiate(): its children are the slots
+  /// build_children_[first, first + arity), where slot k < build_vars_.size() is a variable's
+  /// id and slot build_vars_.size() + j is the id step j added. The root is the last step.
   struct BuildStep {
-    PatternNode::Kind kind;
-    bool attrs_vary;   // kOp with attribute variables: the payload is interned per match
-    std::uint32_t var; // kVar: the variable's index
-    Symbol op;         // kOp; `const` for kLiteral
+    Symbol op;         // `const` for a literal
+    bool attrs_vary;   // attribute variables: the payload is interned per match
+    std::uint32_t node; // the pattern node (its payload)
     std::uint32_t first;
     std::uint32_t arity;
   };
 
+  template <class RootVar, class RootOp>
+  auto build(EGraph& eg, const Subst& subst, std::span<const Var> var_map, RootVar&& root_var,
+             RootOp&& root_op) const;
   void fill_attr_cache(EGraph& eg) const;
   AttrId intern_varying_attrs(EGraph& eg, std::size_t node, const Subst& subst,
                               std::span<const Var> var_map) const;
 
   detail::Program program_;
+  std::vector<std::uint32_t> build_vars_; // per variable slot: the variable's index
   std::vector<BuildStep> build_;
   std::vector<std::uint32_t> build_children_;
   mutable std::vector<AttrId> attr_cache_;   // per node: its constant payload's id

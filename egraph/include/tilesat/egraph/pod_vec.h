@@ -30,13 +30,13 @@ inline constexpr std::size_t kBigBlock = std::size_t{1} << 18;
 /// Grows (or first allocates, when `p` is null) a block to at least `new_bytes` and sets
 /// `new_bytes` to the usable size. Small blocks use realloc; big ones are reserved mappings
 /// (several times the need, 2 MiB aligned, transparent huge pages), so a table grows in place
-/// and faults its pages in 2 MiB at a time. Throws std::bad_alloc.
-void* resize_block(void* p, std::size_t old_bytes, std::size_t& new_bytes);
-/// Frees a block whose usable size resize_block reported as `bytes`.
-void free_block(void* p, std::size_t bytes);
-/// True when a block resize_block first allocates (from a null pointer) with usable size
-/// `bytes` is all zero bytes: big blocks are fresh mappings, whose pages are zero.
-bool fresh_block_is_zero(std::size_t bytes);
+/// and faults its pages in 2 MiB at a time; a new big block reuses a freed one when it can.
+/// `zero` says whether a first allocation came back all zero bytes (a fresh mapping).
+/// Throws std::bad_alloc.
+void* resize_block(void* p, std::size_t old_bytes, std::size_t& new_bytes, bool& zero);
+/// Frees a block whose usable size resize_block reported as `bytes`, of which the first
+/// `used_bytes` were written.
+void free_block(void* p, std::size_t bytes, std::size_t used_bytes);
 /// Bytes of a block of usable size `block_bytes` that can be resident when its first
 /// `used_bytes` were written (a big block's untouched reserve is not).
 std::size_t resident_bytes(std::size_t used_bytes, std::size_t block_bytes);
@@ -139,8 +139,9 @@ public:
     static_assert(std::is_trivially_copyable_v<T> && std::is_trivially_destructible_v<T>);
     const bool fresh = data_ == nullptr;
     size_ = 0;
-    if (n > cap_) set_capacity(n);
-    if (!fresh || !detail::fresh_block_is_zero(cap_ * sizeof(T)))
+    bool zero = false;
+    if (n > cap_) zero = set_capacity(n);
+    if (!(fresh && zero))
       std::memset(static_cast<void*>(data_), 0, n * sizeof(T));
     size_ = n;
   }
@@ -167,15 +168,19 @@ private:
     while (cap < need) cap *= 2;
     set_capacity(cap);
   }
-  void set_capacity(std::size_t cap) {
+  /// True when the block is a fresh, all-zero mapping.
+  bool set_capacity(std::size_t cap) {
     std::size_t bytes = cap * sizeof(T);
-    data_ =
-        static_cast<T*>(detail::resize_block(static_cast<void*>(data_), cap_ * sizeof(T), bytes));
+    bool zero = false;
+    data_ = static_cast<T*>(
+        detail::resize_block(static_cast<void*>(data_), cap_ * sizeof(T), bytes, zero));
     cap_ = bytes / sizeof(T);
+    return zero;
   }
   void destroy() {
+    const std::size_t used = size_ * sizeof(T);
     clear();
-    if (data_ != nullptr) detail::free_block(static_cast<void*>(data_), cap_ * sizeof(T));
+    if (data_ != nullptr) detail::free_block(static_cast<void*>(data_), cap_ * sizeof(T), used);
     data_ = nullptr;
     cap_ = 0;
   }

@@ -17,6 +17,8 @@ struct SymbolTable {
   SymbolTable() {
     names.emplace_back();
     ids.emplace(names.back(), 0);
+    names.emplace_back("const"); // Symbol::constant(), id 1
+    ids.emplace(names.back(), 1);
   }
 };
 
@@ -35,11 +37,6 @@ Symbol Symbol::intern(std::string_view name) {
   t.names.emplace_back(name);
   t.ids.emplace(t.names.back(), id);
   return Symbol(id);
-}
-
-Symbol Symbol::constant() {
-  static const Symbol s = intern("const");
-  return s;
 }
 
 std::string_view Symbol::str() const {

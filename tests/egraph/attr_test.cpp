@@ -62,6 +62,7 @@ TEST(Symbol, InternsOnce) {
   EXPECT_EQ(s.str(), "transpose");
   EXPECT_TRUE(Symbol().empty());
   EXPECT_EQ(Symbol::constant().str(), "const");
+  EXPECT_EQ(Symbol::intern("const"), Symbol::constant());
 }
 
 } // namespace tilesat::egraph

@@ -300,7 +300,10 @@ template <class T>
 DidMerge AnalysisOf<T>::on_join(const EGraph& eg, Id into, Id id) {
   T made = make(eg, eg.node(id));
   // The node's own entry keeps the table indexed by id; it is not a class's data.
-  if (data_.size() <= id) data_.resize(id + 1);
+  if (data_.size() == id) [[likely]]
+    data_.emplace_back();
+  else if (data_.size() < id)
+    data_.resize(id + 1);
   return merge(data_[into], std::move(made));
 }
 

@@ -26,8 +26,9 @@ public:
   /// The symbol of a previously interned id (for deserialization and tables).
   static constexpr Symbol from_id(std::uint32_t id) { return Symbol(id); }
 
-  /// The operator of literal leaves (numbers, strings, booleans): `const`.
-  static Symbol constant();
+  /// The operator of literal leaves (numbers, strings, booleans): `const` (interned first,
+  /// so its id is fixed and the hot paths that test for it compare with a constant).
+  static constexpr Symbol constant() { return Symbol(1); }
 
   /// The interned text; valid for the life of the process.
   std::string_view str() const;

@@ -167,25 +167,37 @@ std::optional<Id> EGraph::lookup_term(const RecExpr& term) const {
   push_node(op, attrs, canon, false);
   // The node is a parent of each distinct child class once.
   if (arity <= 2) {
-    if (arity >= 1) classes_[canon[0]].parents.push_back(id);
-    if (arity == 2 && canon[1] != canon[0]) classes_[canon[1]].parents.push_back(id);
+    if (arity >= 1) record(canon[0]).parents.push_back(id);
+    if (arity == 2 && canon[1] != canon[0]) record(canon[1]).parents.push_back(id);
   } else {
     for (std::uint32_t i = 0; i < arity; ++i) {
       Id c = canon[i];
       bool seen = false;
       for (std::uint32_t j = 0; j < i && !seen; ++j) seen = canon[j] == c;
-      if (!seen) classes_[c].parents.push_back(id);
+      if (!seen) record(c).parents.push_back(id);
     }
   }
   memo_.insert_at(slot, h, id);
+}
+
+Id EGraph::make_class(NodeId id) {
+  std::uint32_t slot;
+  if (!free_records_.empty()) {
+    slot = free_records_.back();
+    free_records_.pop_back();
+    classes_[slot].nodes = IdVec::of(id);
+  } else {
+    slot = static_cast<std::uint32_t>(classes_.size());
+    classes_.emplace_back(id);
+  }
+  return uf_.make_set(slot);
 }
 
 // Out of line: most adds during saturation find their node, and without this path inlined
 // the lookup in add_uncanonical keeps its values in registers.
 [[gnu::noinline]] Id EGraph::add_new_node(Symbol op, AttrId attrs, std::span<const Id> canon,
                                           std::uint32_t h, std::size_t slot) {
-  Id id = uf_.make_set();
-  classes_.emplace_back(id);
+  Id id = make_class(static_cast<Id>(uf_.size()));
   link_new_node(id, op, attrs, canon, h, slot);
   // A new class needs no clean-up: its node list is [id], and id is new to the children's
   // parent lists, so they stay free of repeats. Only the class list and operator index
@@ -250,7 +262,6 @@ Id EGraph::add_explained(Symbol op, std::span<const Id> children, AttrId attrs) 
   // This spelling of an existing node gets its own id, congruent to the node.
   u = uf_.make_set();
   push_node(op, attrs, children, true);
-  classes_.emplace_back();
   proofs_->add_original(u, op, attrs, children);
   uf_.union_roots(uf_.find_mut(m), u);
   ++merged_ids_;
@@ -277,15 +288,14 @@ bool EGraph::add_into(Id cls, Symbol op, std::span<const Id> children, AttrId at
   }
   // The new node joins class c: an id of its own (ids index nodes), but no class.
   Id id = uf_.make_set();
-  classes_.emplace_back();
   link_new_node(id, op, attrs, kids, h, slot);
   uf_.union_roots(c, id);
   ++merged_ids_;
-  classes_[c].nodes.push_back(id);
+  record(c).nodes.push_back(id);
   mark_dirty(c);
   for (auto& an : analyses_) {
     if (an->on_join(*this, c, id).into_changed) {
-      const IdVec& cp = classes_[c].parents;
+      const IdVec& cp = record(c).parents;
       analysis_pending_.insert(analysis_pending_.end(), cp.begin(), cp.end());
     }
   }
@@ -325,23 +335,25 @@ bool EGraph::merge(Id a, Id b, Justification why) {
 
 bool EGraph::merge_roots(Id a, Id b) {
   // The class with more parents stays root: fewer parents to repair.
-  if (classes_[a].parents.size() < classes_[b].parents.size()) std::swap(a, b);
+  if (record(a).parents.size() < record(b).parents.size()) std::swap(a, b);
+  const std::uint32_t slot_b = uf_.payload(b);
   uf_.union_roots(a, b);
   ++merged_ids_;
-  const IdVec& bp = classes_[b].parents;
+  const IdVec& bp = classes_[slot_b].parents;
   pending_.insert(pending_.end(), bp.begin(), bp.end());
   for (auto& an : analyses_) {
     DidMerge d = an->on_merge(a, b);
     if (d.into_changed) {
-      const IdVec& ap = classes_[a].parents;
+      const IdVec& ap = record(a).parents;
       analysis_pending_.insert(analysis_pending_.end(), ap.begin(), ap.end());
     }
     if (d.from_changed) analysis_pending_.insert(analysis_pending_.end(), bp.begin(), bp.end());
   }
-  ClassRecord& ca = classes_[a];
-  ClassRecord& cb = classes_[b];
+  ClassRecord& ca = record(a);
+  ClassRecord& cb = classes_[slot_b];
   ca.nodes.absorb(cb.nodes);
   ca.parents.absorb(cb.parents);
+  free_records_.push_back(slot_b); // both lists were moved out and freed
   mark_dirty(a);
   if (!analyses_.empty()) run_modify(a);
   return true;
@@ -387,6 +399,17 @@ void EGraph::prefetch_repair(NodeId n) const {
   memo_.prefetch(hash_node(r.op, r.attrs(), std::span<const Id>(ch, arity)));
 }
 
+void EGraph::prefetch_canonical(NodeId n) const {
+  // The repaired node is looked up under the hash of its canonical children: that slot is
+  // another miss, once its children's union-find entries (prefetched earlier) are in.
+  const detail::NodeRecord& r = nodes_[n];
+  if (r.dead() || r.wide()) return;
+  const std::uint32_t arity = r.arity();
+  Id canon[detail::NodeRecord::kInlineKids];
+  for (std::uint32_t i = 0; i < arity; ++i) canon[i] = uf_.find(r.kids[i]);
+  memo_.prefetch(hash_node(r.op, r.attrs(), std::span<const Id>(canon, arity)));
+}
+
 std::size_t EGraph::rebuild() {
   std::size_t unions = 0;
   while (!pending_.empty() || !analysis_pending_.empty()) {
@@ -403,6 +426,7 @@ std::size_t EGraph::rebuild() {
           if (ahead.wide()) __builtin_prefetch(children_.data() + ahead.kids[0]);
         }
         if (i >= kProbeAhead) prefetch_repair(batch[i - kProbeAhead]);
+        if (i >= kCanonAhead) prefetch_canonical(batch[i - kCanonAhead]);
         unions += repair(batch[i]) ? 1 : 0;
       }
       repairing_.clear();
@@ -414,7 +438,7 @@ std::size_t EGraph::rebuild() {
       for (std::size_t i = 0; i < analyses_.size(); ++i) {
         Id cls = uf_.find_mut(n);
         if (!analyses_[i]->on_remake(*this, cls, n)) continue;
-        const IdVec& ps = classes_[cls].parents;
+        const IdVec& ps = record(cls).parents;
         analysis_pending_.insert(analysis_pending_.end(), ps.begin(), ps.end());
         run_modify(cls);
       }
@@ -429,15 +453,34 @@ void EGraph::rebuild_classes() {
   // Dirty ids to their (distinct) roots; the flags mark roots already taken.
   for (Id d : dirty_) dirty_flag_[d] = 0;
   std::size_t w = 0;
+  std::vector<std::uint32_t>& slots = dirty_slots_; // the roots' record slots
+  slots.clear();
   for (Id d : dirty_) {
     Id r = uf_.find_mut(d);
     if (dirty_flag_[r]) continue;
     dirty_flag_[r] = 1;
     dirty_[w++] = r;
+    slots.push_back(uf_.payload(r));
   }
   dirty_.resize(w);
-  for (Id c : dirty_) {
-    ClassRecord& cr = classes_[c];
+  if (parent_stamp_.size() < nodes_.size()) parent_stamp_.resize(nodes_.size(), 0);
+  // Nearly every dirty class misses the cache on its record, its lists and its nodes' records
+  // and parents' stamps: those are prefetched a few classes ahead.
+  auto prefetch_lists = [&](const ClassRecord& a) {
+    __builtin_prefetch(a.nodes.data());
+    __builtin_prefetch(a.parents.data());
+  };
+  auto prefetch_members = [&](const ClassRecord& a) {
+    const std::uint32_t nn = std::min<std::uint32_t>(a.nodes.size(), 4);
+    for (std::uint32_t j = 0; j < nn; ++j) __builtin_prefetch(&nodes_[a.nodes[j]]);
+    const std::uint32_t np = std::min<std::uint32_t>(a.parents.size(), 4);
+    for (std::uint32_t j = 0; j < np; ++j) __builtin_prefetch(&parent_stamp_[a.parents[j]]);
+  };
+  for (std::size_t i = 0; i < w; ++i) {
+    if (i + kClassAhead < w) __builtin_prefetch(&classes_[slots[i + kClassAhead]]);
+    if (i + kListsAhead < w) prefetch_lists(classes_[slots[i + kListsAhead]]);
+    if (i + kMembersAhead < w) prefetch_members(classes_[slots[i + kMembersAhead]]);
+    ClassRecord& cr = classes_[slots[i]];
     std::uint32_t k = 0;
     for (NodeId n : cr.nodes)
       if (!nodes_[n].dead()) cr.nodes[k++] = n;
@@ -448,7 +491,6 @@ void EGraph::rebuild_classes() {
     });
     // Drop dead parents and repeats (a parent of both merged classes is listed twice): a
     // stamp per node instead of sorting, as hub classes (constants, symbols) have thousands.
-    if (parent_stamp_.size() < nodes_.size()) parent_stamp_.resize(nodes_.size(), 0);
     if (++stamp_ == kDeadStamp) { // wrapped around: forget all stamps but the dead marks
       for (std::uint32_t& st : parent_stamp_)
         if (st != kDeadStamp) st = 0;
@@ -502,7 +544,7 @@ void EGraph::update_class_index() {
   for (Id c : changed_) {
     Symbol last;
     bool first = true;
-    for (NodeId n : classes_[c].nodes) {
+    for (NodeId n : record(c).nodes) {
       Symbol op = nodes_[n].op;
       if (!first && op == last) continue;
       first = false;
@@ -533,16 +575,28 @@ void EGraph::check_invariants() const {
 
   // Every (class, parent) pair of the parent lists, sorted, for the membership checks.
   std::vector<std::pair<Id, NodeId>> parent_pairs;
-  for (Id id = 0; id < uf_.size(); ++id) {
-    const IdVec& ps = classes_[id].parents;
-    for (NodeId p : ps) parent_pairs.emplace_back(id, p);
-    if (uf_.is_root(id)) {
-      std::vector<NodeId> sorted(ps.begin(), ps.end());
-      std::sort(sorted.begin(), sorted.end());
-      if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
-        fail(fmt::format("class {} lists a parent twice", id));
-    }
+  std::vector<bool> slot_used(classes_.size(), false);
+  for (std::uint32_t slot : free_records_) {
+    if (slot >= classes_.size() || slot_used[slot]) fail(fmt::format("bad free record {}", slot));
+    slot_used[slot] = true;
+    if (!classes_[slot].nodes.empty() || !classes_[slot].parents.empty())
+      fail(fmt::format("free record {} is not empty", slot));
   }
+  for (Id id = 0; id < uf_.size(); ++id) {
+    if (!uf_.is_root(id)) continue;
+    const std::uint32_t slot = uf_.payload(id);
+    if (slot >= classes_.size() || slot_used[slot])
+      fail(fmt::format("class {} has a bad or shared record {}", id, slot));
+    slot_used[slot] = true;
+    const IdVec& ps = record(id).parents;
+    for (NodeId p : ps) parent_pairs.emplace_back(id, p);
+    std::vector<NodeId> sorted(ps.begin(), ps.end());
+    std::sort(sorted.begin(), sorted.end());
+    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+      fail(fmt::format("class {} lists a parent twice", id));
+  }
+  if (std::find(slot_used.begin(), slot_used.end(), false) != slot_used.end())
+    fail("a class record is neither live nor free");
   std::sort(parent_pairs.begin(), parent_pairs.end());
 
   std::size_t live = 0;
@@ -566,12 +620,9 @@ void EGraph::check_invariants() const {
   std::vector<bool> listed(nodes_.size(), false);
   std::size_t roots = 0;
   for (Id id = 0; id < uf_.size(); ++id) {
-    if (!uf_.is_root(id)) {
-      if (!classes_[id].nodes.empty()) fail(fmt::format("non-root {} still holds nodes", id));
-      continue;
-    }
+    if (!uf_.is_root(id)) continue;
     ++roots;
-    const IdVec& ns = classes_[id].nodes;
+    const IdVec& ns = record(id).nodes;
     for (std::uint32_t i = 0; i < ns.size(); ++i) {
       NodeId n = ns[i];
       const detail::NodeRecord& r = nodes_[n];
@@ -599,7 +650,8 @@ void EGraph::check_invariants() const {
 std::size_t EGraph::memory_bytes() const {
   std::size_t bytes = nodes_.memory_bytes() + children_.memory_bytes() + memo_.memory_bytes() +
                       uf_.memory_bytes() + classes_.memory_bytes() + parent_stamp_.memory_bytes() +
-                      class_ids_.capacity() * sizeof(Id);
+                      class_ids_.capacity() * sizeof(Id) +
+                      free_records_.capacity() * sizeof(std::uint32_t);
   for (const ClassRecord& c : classes_) bytes += c.nodes.heap_bytes() + c.parents.heap_bytes();
   for (const auto& l : op_index_) bytes += l.capacity() * sizeof(Id);
   if (proofs_) bytes += proofs_->memory_bytes();

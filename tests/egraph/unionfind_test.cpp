@@ -27,6 +27,24 @@ TEST(UnionFind, UnionChoosesTheGivenRootAndCompressesPaths) {
   EXPECT_TRUE(uf.is_root(4));
 }
 
+TEST(UnionFind, RootsCarryAPayload) {
+  UnionFind uf;
+  Id a = uf.make_set(7), b = uf.make_set(9), c = uf.make_set();
+  EXPECT_EQ(uf.payload(a), 7u);
+  EXPECT_EQ(uf.payload(b), 9u);
+  EXPECT_EQ(uf.payload(c), 0u);
+  uf.union_roots(b, a); // a's payload goes with it
+  EXPECT_EQ(uf.find(a), b);
+  EXPECT_EQ(uf.payload(uf.find(a)), 9u);
+  uf.set_payload(b, (1u << 31) - 1); // the largest payload
+  EXPECT_TRUE(uf.is_root(b));
+  EXPECT_EQ(uf.payload(b), (1u << 31) - 1);
+  // Path halving never takes a payload for a parent.
+  uf.union_roots(c, b);
+  for (Id i : {a, b, c}) EXPECT_EQ(uf.find_mut(i), c);
+  EXPECT_EQ(uf.find(a), c);
+}
+
 TEST(IdVec, InlineThenHeapThenShrink) {
   IdVec v;
   v.push_back(3);

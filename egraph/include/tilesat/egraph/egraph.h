@@ -40,7 +40,9 @@
 namespace tilesat::egraph {
 namespace detail {
 
-/// The node and parent lists of one e-class (indexed by id; empty for non-root ids).
+/// The node and parent lists of one e-class. Records exist for live classes only: a class's
+/// slot is the payload of its root in the union-find, and a merged-away class's slot is
+/// reused.
 struct ClassRecord {
   ClassRecord() = default;
   /// The record of a new class: its founding node, no parents yet.
@@ -140,7 +142,7 @@ public:
   /// the hash-cons, so adding them again finds this class.
   template <class Keep>
   void retain_nodes(Id cls, Keep&& keep) {
-    IdVec& list = classes_[find(cls)].nodes;
+    IdVec& list = record(find(cls)).nodes;
     std::uint32_t w = 0;
     for (std::uint32_t r = 0; r < list.size(); ++r)
       if (keep(node(list[r]))) list[w++] = list[r];
@@ -165,7 +167,8 @@ public:
   std::span<const Id> classes() const { return class_ids_; }
   EClassRef eclass(Id id) const {
     Id c = find(id);
-    return EClassRef{c, classes_[c].nodes.span(), classes_[c].parents.span()};
+    const ClassRecord& r = record(c);
+    return EClassRef{c, r.nodes.span(), r.parents.span()};
   }
   ENode node(NodeId n) const {
     const detail::NodeRecord& r = nodes_[n];
@@ -181,7 +184,7 @@ public:
   /// The nodes of class `cls` (canonical, rebuilt) with operator `op`: sorted lists make this
   /// a binary search.
   std::span<const NodeId> nodes_with_op(Id cls, Symbol op) const {
-    const IdVec& list = classes_[cls].nodes;
+    const IdVec& list = record(cls).nodes;
     const NodeId* b = list.begin();
     const NodeId* e = list.end();
     if (list.size() <= 8) {
@@ -214,6 +217,12 @@ public:
 private:
   using ClassRecord = detail::ClassRecord;
 
+  /// The record of root `cls`.
+  ClassRecord& record(Id cls) { return classes_[uf_.payload(cls)]; }
+  const ClassRecord& record(Id cls) const { return classes_[uf_.payload(cls)]; }
+  /// A new class founded by node `id` (its record from the free slots, or a new one).
+  Id make_class(NodeId id);
+
   /// The children of a node record: in the record, or (wide nodes) in the arena.
   const Id* kids_of(const detail::NodeRecord& r) const {
     return r.wide() ? children_.data() + r.kids[0] : r.kids;
@@ -241,8 +250,14 @@ private:
   bool repair(NodeId n);
   void prefetch_repair(NodeId n) const;
   // How many repairs ahead rebuild() prefetches a pending node's record, its children (wide
-  // nodes only: the others are in the record), and its union-find entries and hash-cons slot.
-  static constexpr std::size_t kRecordAhead = 12, kChildrenAhead = 8, kProbeAhead = 4;
+  // nodes only: the others are in the record), its union-find entries and hash-cons slot, and
+  // the slot of its canonical form.
+  static constexpr std::size_t kRecordAhead = 12, kChildrenAhead = 8, kProbeAhead = 4,
+                               kCanonAhead = 2;
+  void prefetch_canonical(NodeId n) const;
+  // How many dirty classes ahead rebuild_classes() prefetches a class's record, its node and
+  // parent lists, and its first nodes' records and parents' stamps.
+  static constexpr std::size_t kClassAhead = 12, kListsAhead = 8, kMembersAhead = 4;
   void rebuild_classes();
   void update_class_index();
   void run_modify(Id cls);
@@ -259,7 +274,8 @@ private:
   PodVec<detail::NodeRecord> nodes_;
   PodVec<Id> children_; // the children of wide nodes (more than NodeRecord::kInlineKids)
   detail::IdHashTable memo_;
-  PodVec<ClassRecord> classes_;
+  PodVec<ClassRecord> classes_;  // per live class (slot: its root's union-find payload)
+  std::vector<std::uint32_t> free_records_; // slots of merged-away classes, for reuse
   AttrTable attr_table_;
   std::vector<std::unique_ptr<Analysis>> analyses_;
   std::unique_ptr<detail::ProofForest> proofs_;
@@ -268,6 +284,7 @@ private:
   std::vector<NodeId> repairing_; // scratch of rebuild(): the round of pending_ being repaired
   std::vector<NodeId> analysis_pending_;
   std::vector<Id> dirty_;
+  std::vector<std::uint32_t> dirty_slots_; // scratch of rebuild_classes()
   std::vector<std::uint8_t> dirty_flag_; // id is in dirty_
   PodVec<std::uint32_t> parent_stamp_;   // per node: the last parent list it was seen in,
                                          // or kDeadStamp for a dead node

@@ -1,4 +1,5 @@
-// UnionFind: disjoint sets over dense 32-bit ids, with path halving.
+// UnionFind: disjoint sets over dense 32-bit ids (below 2^31), with path halving; a root
+// carries a 31-bit payload.
 //
 // The e-graph's notion of "which class is this id in now". Unions are by the caller's choice
 // of root (the e-graph keeps the class with more parents as root), so `union_roots` takes two
@@ -20,10 +21,10 @@ namespace tilesat::egraph {
 
 class UnionFind {
 public:
-  /// A new singleton set; ids are handed out 0, 1, 2, ...
-  Id make_set() {
+  /// A new singleton set carrying `payload` (< 2^31); ids are handed out 0, 1, 2, ...
+  Id make_set(std::uint32_t payload = 0) {
     auto id = static_cast<Id>(parents_.size());
-    parents_.push_back(id);
+    parents_.push_back(kRoot | payload);
     return id;
   }
   std::size_t size() const { return parents_.size(); }
@@ -31,28 +32,37 @@ public:
 
   /// The representative of `id`, without modifying the structure.
   Id find(Id id) const {
-    while (parents_[id] != id) id = parents_[id];
+    while (!(parents_[id] & kRoot)) id = parents_[id];
     return id;
   }
   /// The representative of `id`, halving the path on the way.
   Id find_mut(Id id) {
-    while (parents_[id] != id) {
-      Id grand = parents_[parents_[id]];
+    while (!(parents_[id] & kRoot)) {
+      const Id parent = parents_[id];
+      const Id grand = parents_[parent];
+      if (grand & kRoot) return parent;
       parents_[id] = grand;
       id = grand;
     }
     return id;
   }
-  bool is_root(Id id) const { return parents_[id] == id; }
+  bool is_root(Id id) const { return (parents_[id] & kRoot) != 0; }
+  /// The payload of root `root`: the e-graph keeps its class record's slot there, so finding
+  /// a class and its record read one entry.
+  std::uint32_t payload(Id root) const { return parents_[root] & ~kRoot; }
+  void set_payload(Id root, std::uint32_t payload) { parents_[root] = kRoot | payload; }
   /// Hints that `id`'s entry will be read soon.
   void prefetch(Id id) const { __builtin_prefetch(parents_.data() + id); }
 
-  /// Makes `root` the representative of `other`'s set; both must be roots.
+  /// Makes `root` the representative of `other`'s set (dropping its payload); both must be
+  /// roots.
   void union_roots(Id root, Id other) { parents_[other] = root; }
 
   std::size_t memory_bytes() const { return parents_.memory_bytes(); }
 
 private:
+  /// A root's entry: this bit and its payload; any other entry is the parent's id.
+  static constexpr Id kRoot = Id{1} << 31;
   PodVec<Id> parents_;
 };
 

@@ -7,8 +7,9 @@
 // The last line is always
 //   math_workload iterations=N enodes=N eclasses=N seconds=S peak_rss_mb=M
 // (seconds: wall time of adding the start terms and running), preceded by the CPU time of the
-// same span on a line `cpu_seconds=S user_seconds=S sys_seconds=S`; and, when TILESAT_BENCH_CSV names a file, one CSV row (name,
-// seconds, stop reason, e-nodes, e-classes, iterations, peak RSS) is appended to it.
+// same span on a line `cpu_seconds=S user_seconds=S sys_seconds=S`; and, when TILESAT_BENCH_CSV
+// names a file, one CSV row (name, seconds, stop reason, e-nodes, e-classes, iterations, peak RSS)
+// is appended to it.
 #include "../../tests/egraph/math_language.h"
 
 #include <CLI/CLI.hpp>
@@ -96,8 +97,7 @@ int main(int argc, char** argv) {
   // CPU time of the run (user + system): the wall time below includes waiting for the CPU
   // when other processes share it. System time is mostly the kernel handing out fresh
   // (zeroed) pages.
-  fmt::print("cpu_seconds={:.6f} user_seconds={:.6f} sys_seconds={:.6f}\n", user + sys, user,
-             sys);
+  fmt::print("cpu_seconds={:.6f} user_seconds={:.6f} sys_seconds={:.6f}\n", user + sys, user, sys);
 
   const double rss = peak_rss_mb();
   if (const char* csv = std::getenv("TILESAT_BENCH_CSV")) {

@@ -161,8 +161,8 @@ std::optional<Id> EGraph::lookup_term(const RecExpr& term) const {
 }
 
 [[gnu::always_inline]] inline void EGraph::link_new_node(Id id, Symbol op, AttrId attrs,
-                                                         std::span<const Id> canon,
-                                                         std::uint32_t h, std::size_t slot) {
+                                                         std::span<const Id> canon, std::uint32_t h,
+                                                         std::size_t slot) {
   auto arity = static_cast<std::uint32_t>(canon.size());
   push_node(op, attrs, canon, false);
   // The node is a parent of each distinct child class once.
@@ -206,7 +206,6 @@ Id EGraph::make_class(NodeId id) {
   if (!analyses_.empty()) analyze_new_class(id);
   return id;
 }
-
 
 void EGraph::analyze_new_class(Id id) {
   for (auto& a : analyses_) a->on_add(*this, id);

@@ -123,12 +123,11 @@ Pattern::Pattern(std::vector<PatternNode> nodes, std::vector<std::string> class_
     const PatternNode& n = nodes_[i];
     if (n.kind == PatternNode::Kind::kVar) continue;
     slot[i] = num_vars + static_cast<std::uint32_t>(build_.size());
-    BuildStep s{n.kind == PatternNode::Kind::kLiteral ? Symbol::constant() : n.op,
-                std::any_of(n.attrs.begin(), n.attrs.end(),
-                            [](const PatternAttr& a) { return a.is_var; }),
-                static_cast<std::uint32_t>(i),
-                static_cast<std::uint32_t>(build_children_.size()),
-                static_cast<std::uint32_t>(n.children.size())};
+    BuildStep s{
+        n.kind == PatternNode::Kind::kLiteral ? Symbol::constant() : n.op,
+        std::any_of(n.attrs.begin(), n.attrs.end(), [](const PatternAttr& a) { return a.is_var; }),
+        static_cast<std::uint32_t>(i), static_cast<std::uint32_t>(build_children_.size()),
+        static_cast<std::uint32_t>(n.children.size())};
     for (std::uint32_t c : n.children) build_children_.push_back(slot[c]);
     build_.push_back(s);
   }
@@ -242,8 +241,8 @@ Id Pattern::instantiate(EGraph& eg, const Subst& subst, std::span<const Var> var
       });
 }
 
-bool Pattern::instantiate_into(EGraph& eg, Id cls, const Subst& subst,
-                               std::span<const Var> var_map, Justification why) const {
+bool Pattern::instantiate_into(EGraph& eg, Id cls, const Subst& subst, std::span<const Var> var_map,
+                               Justification why) const {
   return build(
       eg, subst, var_map, [&](Id v) { return eg.merge(cls, v, why); },
       [&](Symbol op, std::span<const Id> kids, AttrId attrs) {

@@ -1,4 +1,5 @@
-// Blocks for PodVec: small ones from malloc, big ones as reserved, huge-page-aligned mappings.
+// Blocks for PodVec: small ones from malloc, big ones as reserved, huge-page-aligned mappings,
+// and a small cache of freed big blocks.
 #include "tilesat/egraph/pod_vec.h"
 
 #include <algorithm>
@@ -46,7 +47,6 @@ void* map_aligned(std::size_t bytes) {
 std::size_t reservation(std::size_t bytes) {
   return round_up(bytes, kHugePage);
 }
-
 
 /// Freed big blocks kept for the next big block: their pages are resident (faulted in and
 /// zeroed by the kernel once), so a table that grows or a match buffer that fills after

@@ -274,7 +274,7 @@ private:
   PodVec<detail::NodeRecord> nodes_;
   PodVec<Id> children_; // the children of wide nodes (more than NodeRecord::kInlineKids)
   detail::IdHashTable memo_;
-  PodVec<ClassRecord> classes_;  // per live class (slot: its root's union-find payload)
+  PodVec<ClassRecord> classes_;             // per live class (slot: its root's union-find payload)
   std::vector<std::uint32_t> free_records_; // slots of merged-away classes, for reuse
   AttrTable attr_table_;
   std::vector<std::unique_ptr<Analysis>> analyses_;
@@ -285,9 +285,9 @@ private:
   std::vector<NodeId> analysis_pending_;
   std::vector<Id> dirty_;
   std::vector<std::uint32_t> dirty_slots_; // scratch of rebuild_classes()
-  std::vector<std::uint8_t> dirty_flag_; // id is in dirty_
-  PodVec<std::uint32_t> parent_stamp_;   // per node: the last parent list it was seen in,
-                                         // or kDeadStamp for a dead node
+  std::vector<std::uint8_t> dirty_flag_;   // id is in dirty_
+  PodVec<std::uint32_t> parent_stamp_;     // per node: the last parent list it was seen in,
+                                           // or kDeadStamp for a dead node
   static constexpr std::uint32_t kDeadStamp = ~std::uint32_t{0};
   std::uint32_t stamp_ = 0;
 

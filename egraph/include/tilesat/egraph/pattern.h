@@ -109,8 +109,8 @@ private:
   /// build_children_[first, first + arity), where slot k < build_vars_.size() is a variable's
   /// id and slot build_vars_.size() + j is the id step j added. The root is the last step.
   struct BuildStep {
-    Symbol op;         // `const` for a literal
-    bool attrs_vary;   // attribute variables: the payload is interned per match
+    Symbol op;          // `const` for a literal
+    bool attrs_vary;    // attribute variables: the payload is interned per match
     std::uint32_t node; // the pattern node (its payload)
     std::uint32_t first;
     std::uint32_t arity;

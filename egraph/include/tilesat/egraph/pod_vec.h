@@ -4,10 +4,11 @@
 // millions of entries. std::vector grows by allocating a new block and copying, so at the
 // moment of growth both blocks are resident: the peak memory of a run is the table's size
 // two to three times over. A PodVec keeps small blocks in malloc and maps large ones
-// (>= 1 MiB) directly from the kernel: a big block reserves address space several times its
+// (>= 256 KiB) directly from the kernel: a big block reserves address space several times its
 // need, aligned for 2 MiB huge pages, so it grows in place (and past its reserve by remapping
 // pages, never copying); pages never written are not resident, so a PodVec costs only the
-// entries in use. Elements must be relocatable by memcpy (`detail::is_relocatable`).
+// entries in use. A few freed big blocks are kept, pages and all, for the next big block: the
+// kernel zeroes every fresh page, which is most of a saturation run's system time. Elements must be relocatable by memcpy (`detail::is_relocatable`).
 //
 //   tilesat::egraph::PodVec<std::uint32_t> v;
 //   v.push_back(3);
@@ -141,8 +142,7 @@ public:
     size_ = 0;
     bool zero = false;
     if (n > cap_) zero = set_capacity(n);
-    if (!(fresh && zero))
-      std::memset(static_cast<void*>(data_), 0, n * sizeof(T));
+    if (!(fresh && zero)) std::memset(static_cast<void*>(data_), 0, n * sizeof(T));
     size_ = n;
   }
   void assign(std::size_t n, const T& v) {

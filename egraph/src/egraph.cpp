@@ -180,7 +180,8 @@ std::optional<Id> EGraph::lookup_term(const RecExpr& term) const {
   memo_.insert_at(slot, h, id);
 }
 
-Id EGraph::make_class(NodeId id) {
+// Inlined into add_new_node (every new class).
+[[gnu::always_inline]] inline Id EGraph::make_class(NodeId id) {
   std::uint32_t slot;
   if (!free_records_.empty()) {
     slot = free_records_.back();

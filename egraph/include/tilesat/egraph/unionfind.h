@@ -37,14 +37,9 @@ public:
   }
   /// The representative of `id`, halving the path on the way.
   Id find_mut(Id id) {
-    while (!(parents_[id] & kRoot)) {
-      const Id parent = parents_[id];
-      const Id grand = parents_[parent];
-      if (grand & kRoot) return parent;
-      parents_[id] = grand;
-      id = grand;
-    }
-    return id;
+    if (parents_[id] & kRoot) [[likely]] // most ids looked up are roots
+      return id;
+    return find_halving(id);
   }
   bool is_root(Id id) const { return (parents_[id] & kRoot) != 0; }
   /// The payload of root `root`: the e-graph keeps its class record's slot there, so finding
@@ -61,6 +56,19 @@ public:
   std::size_t memory_bytes() const { return parents_.memory_bytes(); }
 
 private:
+  /// find_mut() of an id that is not a root: every other entry on the path is made to point
+  /// at its grandparent.
+  Id find_halving(Id id) {
+    while (true) {
+      const Id parent = parents_[id];
+      const Id grand = parents_[parent];
+      if (grand & kRoot) return parent;
+      parents_[id] = grand;
+      id = grand;
+      if (parents_[id] & kRoot) return id;
+    }
+  }
+
   /// A root's entry: this bit and its payload; any other entry is the parent's id.
   static constexpr Id kRoot = Id{1} << 31;
   PodVec<Id> parents_;

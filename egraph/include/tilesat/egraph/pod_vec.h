@@ -8,7 +8,8 @@
 // need, aligned for 2 MiB huge pages, so it grows in place (and past its reserve by remapping
 // pages, never copying); pages never written are not resident, so a PodVec costs only the
 // entries in use. A few freed big blocks are kept, pages and all, for the next big block: the
-// kernel zeroes every fresh page, which is most of a saturation run's system time. Elements must be relocatable by memcpy (`detail::is_relocatable`).
+// kernel zeroes every fresh page, which is most of a saturation run's system time. Elements
+// must be relocatable by memcpy (`detail::is_relocatable`).
 //
 //   tilesat::egraph::PodVec<std::uint32_t> v;
 //   v.push_back(3);

@@ -216,21 +216,28 @@ void EGraph::analyze_new_class(Id id) {
 
 // Inlined into its callers: the lookup and, on a miss, the insertion of a node whose children
 // are canonical.
+[[gnu::always_inline]] inline EGraph::Probe EGraph::find_canonical(Symbol op, AttrId attrs,
+                                                                   std::span<const Id> kids) {
+  Probe p;
+  p.h = hash_node(op, attrs, kids);
+  p.found = memo_.find_slot(
+      p.h,
+      [&](Id cand) __attribute__((always_inline)) { return node_equals(cand, op, attrs, kids); },
+      p.slot);
+  return p;
+}
+
 [[gnu::always_inline]] inline Id EGraph::add_canonical(Symbol op, AttrId attrs,
                                                        std::span<const Id> kids) {
-  std::uint32_t h = hash_node(op, attrs, kids);
-  std::size_t slot = 0;
-  Id m = memo_.find_slot(
-      h, [&](Id cand) { return node_equals(cand, op, attrs, kids); }, slot);
-  if (m != kNoId) return m;
-  return add_new_node(op, attrs, kids, h, slot);
+  const Probe p = find_canonical(op, attrs, kids);
+  if (p.found != kNoId) return p.found;
+  return add_new_node(op, attrs, kids, p.h, p.slot);
 }
 
 Id EGraph::add_uncanonical(Symbol op, std::span<const Id> children, AttrId attrs) {
-  constexpr std::size_t kInlineKids = 8;
-  if (proofs_ || children.size() > kInlineKids) [[unlikely]]
+  if (proofs_ || children.size() > kStackKids) [[unlikely]]
     return add_slow(op, children, attrs);
-  Id canon[kInlineKids];
+  Id canon[kStackKids];
   for (std::size_t i = 0; i < children.size(); ++i) canon[i] = uf_.find_mut(children[i]);
   return add_canonical(op, attrs, std::span<const Id>(canon, children.size()));
 }
@@ -249,10 +256,7 @@ Id EGraph::add_explained(Symbol op, std::span<const Id> children, AttrId attrs) 
   Id* canon = buf.data();
   for (std::size_t i = 0; i < children.size(); ++i) canon[i] = uf_.find_mut(children[i]);
   std::span<const Id> kids = buf.span();
-  std::uint32_t h = hash_node(op, attrs, kids);
-  std::size_t slot = 0;
-  Id m = memo_.find_slot(
-      h, [&](Id cand) { return node_equals(cand, op, attrs, kids); }, slot);
+  const auto [m, h, slot] = find_canonical(op, attrs, kids);
   if (m == kNoId) {
     // Recorded before the analyses run: their modify hooks may add and union nodes.
     Id id = static_cast<Id>(uf_.size());
@@ -271,16 +275,12 @@ Id EGraph::add_explained(Symbol op, std::span<const Id> children, AttrId attrs) 
 
 bool EGraph::add_into(Id cls, Symbol op, std::span<const Id> children, AttrId attrs,
                       Justification why) {
-  constexpr std::size_t kInlineKids = 8;
-  if (proofs_ || children.size() > kInlineKids) [[unlikely]]
+  if (proofs_ || children.size() > kStackKids) [[unlikely]]
     return merge(cls, add_uncanonical(op, children, attrs), why);
-  Id canon[kInlineKids];
+  Id canon[kStackKids];
   for (std::size_t i = 0; i < children.size(); ++i) canon[i] = uf_.find_mut(children[i]);
   std::span<const Id> kids(canon, children.size());
-  std::uint32_t h = hash_node(op, attrs, kids);
-  std::size_t slot = 0;
-  Id m = memo_.find_slot(
-      h, [&](Id cand) { return node_equals(cand, op, attrs, kids); }, slot);
+  const auto [m, h, slot] = find_canonical(op, attrs, kids);
   Id c = uf_.find_mut(cls);
   if (m != kNoId) {
     Id r = uf_.find_mut(m);

@@ -236,6 +236,16 @@ private:
   static std::uint32_t hash_node(Symbol op, AttrId attrs, std::span<const Id> children);
   bool node_equals(NodeId n, Symbol op, AttrId attrs, std::span<const Id> children) const;
   Id lookup_canonical(Symbol op, AttrId attrs, std::span<const Id> canon, std::uint32_t h) const;
+  /// The lookup of every add: the node found (or kNoId), its hash, and on a miss the
+  /// hash-cons slot where it goes.
+  struct Probe {
+    Id found = kNoId;
+    std::uint32_t h = 0;
+    std::size_t slot = 0;
+  };
+  Probe find_canonical(Symbol op, AttrId attrs, std::span<const Id> kids);
+  /// Adds canonicalize up to this many children on the stack (wider ones take add_slow).
+  static constexpr std::size_t kStackKids = 8;
   Id add_canonical(Symbol op, AttrId attrs, std::span<const Id> kids);
   Id add_slow(Symbol op, std::span<const Id> children, AttrId attrs);
   Id add_explained(Symbol op, std::span<const Id> children, AttrId attrs);

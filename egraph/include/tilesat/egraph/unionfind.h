@@ -15,6 +15,7 @@
 #include "tilesat/egraph/pod_vec.h"
 
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 namespace tilesat::egraph {
@@ -23,6 +24,8 @@ class UnionFind {
 public:
   /// A new singleton set carrying `payload` (< 2^31); ids are handed out 0, 1, 2, ...
   Id make_set(std::uint32_t payload = 0) {
+    if (parents_.size() >= kRoot) [[unlikely]]
+      throw std::length_error("union-find: more than 2^31 ids");
     auto id = static_cast<Id>(parents_.size());
     parents_.push_back(kRoot | payload);
     return id;

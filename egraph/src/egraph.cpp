@@ -294,10 +294,7 @@ bool EGraph::add_into(Id cls, Symbol op, std::span<const Id> children, AttrId at
   record(c).nodes.push_back(id);
   mark_dirty(c);
   for (auto& an : analyses_) {
-    if (an->on_join(*this, c, id).into_changed) {
-      const IdVec& cp = record(c).parents;
-      analysis_pending_.insert(analysis_pending_.end(), cp.begin(), cp.end());
-    }
+    if (an->on_join(*this, c, id).into_changed) queue_remake(record(c).parents);
   }
   if (!analyses_.empty()) run_modify(c);
   return true;
@@ -343,11 +340,8 @@ bool EGraph::merge_roots(Id a, Id b) {
   pending_.insert(pending_.end(), bp.begin(), bp.end());
   for (auto& an : analyses_) {
     DidMerge d = an->on_merge(a, b);
-    if (d.into_changed) {
-      const IdVec& ap = record(a).parents;
-      analysis_pending_.insert(analysis_pending_.end(), ap.begin(), ap.end());
-    }
-    if (d.from_changed) analysis_pending_.insert(analysis_pending_.end(), bp.begin(), bp.end());
+    if (d.into_changed) queue_remake(record(a).parents);
+    if (d.from_changed) queue_remake(bp);
   }
   ClassRecord& ca = record(a);
   ClassRecord& cb = classes_[slot_b];
@@ -438,8 +432,7 @@ std::size_t EGraph::rebuild() {
       for (std::size_t i = 0; i < analyses_.size(); ++i) {
         Id cls = uf_.find_mut(n);
         if (!analyses_[i]->on_remake(*this, cls, n)) continue;
-        const IdVec& ps = record(cls).parents;
-        analysis_pending_.insert(analysis_pending_.end(), ps.begin(), ps.end());
+        queue_remake(record(cls).parents);
         run_modify(cls);
       }
     }

@@ -97,6 +97,14 @@ protected:
   T& data_mut(Id cls) { return data_[cls]; }
 
 private:
+  /// Extends the table to id `id` (ids are handed out in order: usually one more entry).
+  void cover(Id id) {
+    if (data_.size() == id) [[likely]]
+      data_.emplace_back();
+    else if (data_.size() < id)
+      data_.resize(id + 1);
+  }
+
   // Both grow without copying the whole table (and holding two copies) as the e-graph grows:
   // a PodVec by realloc for plain data, a deque in blocks otherwise.
   std::conditional_t<detail::is_relocatable<T>::value, PodVec<T>, std::deque<T>> data_;

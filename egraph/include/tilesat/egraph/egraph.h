@@ -271,6 +271,10 @@ private:
   void rebuild_classes();
   void update_class_index();
   void run_modify(Id cls);
+  /// Queues `parents` for the analyses to re-make (their class's data changed).
+  void queue_remake(const IdVec& parents) {
+    analysis_pending_.insert(analysis_pending_.end(), parents.begin(), parents.end());
+  }
   void mark_dirty(Id cls) {
     clean_ = false;
     if (dirty_flag_.size() <= cls)
@@ -315,22 +319,15 @@ private:
 
 template <class T>
 void AnalysisOf<T>::on_add(const EGraph& eg, Id id) {
-  if (data_.size() == id) { // the usual case: ids are handed out in order
-    data_.push_back(make(eg, eg.node(id)));
-    return;
-  }
-  if (data_.size() < id) data_.resize(id + 1);
-  data_[id] = make(eg, eg.node(id));
+  T made = make(eg, eg.node(id));
+  cover(id);
+  data_[id] = std::move(made);
 }
 
 template <class T>
 DidMerge AnalysisOf<T>::on_join(const EGraph& eg, Id into, Id id) {
   T made = make(eg, eg.node(id));
-  // The node's own entry keeps the table indexed by id; it is not a class's data.
-  if (data_.size() == id) [[likely]]
-    data_.emplace_back();
-  else if (data_.size() < id)
-    data_.resize(id + 1);
+  cover(id); // the node's own entry keeps the table indexed by id; it is not a class's data
   return merge(data_[into], std::move(made));
 }
 

@@ -26,11 +26,19 @@ for ((r = 0; r < runs; ++r)); do
   for i in $(seq 1 $#); do
     b=${!i}
     # shellcheck disable=SC2086 # BENCH_ARGS is a list of words
-    "$b" $args >"$out/run" 2>/dev/null
+    if ! "$b" $args >"$out/run" 2>"$out/err"; then
+      echo "$0: run $((r + 1)) of $b failed:" >&2
+      cat "$out/err" >&2
+      exit 1
+    fi
     wall=$(sed -n 's/^math_workload .* seconds=\([0-9.]*\) .*/\1/p' "$out/run")
     user=$(sed -n 's/.*user_seconds=\([0-9.]*\).*/\1/p' "$out/run")
     sys=$(sed -n 's/.*sys_seconds=\([0-9.]*\).*/\1/p' "$out/run")
     it6=$(sed -n 's/^iter *6:.*search_ms=\([0-9.]*\) apply_ms=\([0-9.]*\) rebuild_ms=\([0-9.]*\)/\1 \2 \3/p' "$out/run")
+    if [[ -z $wall || -z $user || -z $sys ]]; then
+      echo "$0: $b printed no math_workload / cpu_seconds lines (is it egraph_math_bench?)" >&2
+      exit 1
+    fi
     echo "$wall $user $sys ${it6:-0 0 0}" >>"$out/$i"
   done
 done

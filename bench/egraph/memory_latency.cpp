@@ -9,6 +9,7 @@
 // of loads that each depend on the one before; one line per size:
 //   memory_latency size_mb=S ns_per_load=T
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <fmt/format.h>

@@ -3,6 +3,7 @@
 //
 //   egraph_math_bench --iterations 7
 //   egraph_math_bench --iterations 100 --node-limit 1000000 --time-limit 20 --report
+//   egraph_math_bench --single-pass        # apply without the runner's union pass
 //
 // The last line is always
 //   math_workload iterations=N enodes=N eclasses=N seconds=S peak_rss_mb=M
@@ -48,10 +49,13 @@ int main(int argc, char** argv) {
   std::size_t node_limit = std::numeric_limits<std::size_t>::max();
   double time_limit = 60;
   bool report_table = false;
+  bool single_pass = false;
   app.add_option("--iterations", iterations, "Iteration limit")->capture_default_str();
   app.add_option("--node-limit", node_limit, "E-node limit (default: none)");
   app.add_option("--time-limit", time_limit, "Time limit in seconds")->capture_default_str();
   app.add_flag("--report", report_table, "Print the runner's report table");
+  app.add_flag("--single-pass", single_pass,
+               "Apply each iteration's matches in one pass (no union pass first)");
   CLI11_PARSE(app, argc, argv);
 
   auto rules = math::rules();
@@ -67,6 +71,7 @@ int main(int argc, char** argv) {
       .with_iter_limit(iterations)
       .with_node_limit(node_limit)
       .with_time_limit(std::chrono::duration<double>(time_limit))
+      .with_union_pass(!single_pass)
       .with_progress([](const Iteration& it) {
         fmt::print("iter {:>3}: enodes={:>9} eclasses={:>9} applied={:>9} search_ms={:.3f} "
                    "apply_ms={:.3f} rebuild_ms={:.3f}\n",
@@ -92,8 +97,10 @@ int main(int argc, char** argv) {
     fmt::print("goal {} = {}: {}\n", g.start, g.goal, ok ? "proved" : "not proved");
   }
   fmt::print("goals proved: {}/{}\n", proved, goals.size());
-  fmt::print("egraph memory: {:.1f} MB ({:.1f} bytes per e-node)\n", eg.memory_bytes() / 1e6,
-             static_cast<double>(eg.memory_bytes()) / static_cast<double>(eg.num_nodes()));
+  fmt::print("egraph memory: {:.1f} MB ({:.1f} bytes per e-node, {} e-nodes made)\n",
+             eg.memory_bytes() / 1e6,
+             static_cast<double>(eg.memory_bytes()) / static_cast<double>(eg.num_nodes()),
+             eg.num_ids());
   // CPU time of the run (user + system): the wall time below includes waiting for the CPU
   // when other processes share it. System time is mostly the kernel handing out fresh
   // (zeroed) pages.

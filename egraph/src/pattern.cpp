@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <optional>
 #include <stdexcept>
 
 namespace tilesat::egraph {
@@ -181,9 +182,9 @@ AttrId Pattern::intern_varying_attrs(EGraph& eg, std::size_t node, const Subst& 
   return eg.intern_attrs(Attrs(std::move(entries)));
 }
 
-// Both instantiate() and instantiate_into(): builds the nodes below the root and hands the
-// root to `root_var(id)` (a variable) or `root_op(op, kids, attrs)`.
-template <class RootVar, class RootOp>
+// instantiate(), instantiate_into() and find_instance(): adds (or looks up) the nodes below
+// the root and hands the root to `root_var(id)` (a variable) or `root_op(op, kids, attrs)`.
+template <Pattern::Inner kInner, class RootVar, class RootOp>
 [[gnu::always_inline]] inline auto Pattern::build(EGraph& eg, const Subst& subst,
                                                   std::span<const Var> var_map, RootVar&& root_var,
                                                   RootOp&& root_op) const {
@@ -229,12 +230,18 @@ template <class RootVar, class RootOp>
     }
     std::span<const Id> kid_span(kids, s.arity);
     if (i + 1 == num_steps) return root_op(s.op, kid_span, attrs);
-    ids[num_vars + i] = eg.add_uncanonical(s.op, kid_span, attrs);
+    if constexpr (kInner == Inner::kAdd) {
+      ids[num_vars + i] = eg.add_uncanonical(s.op, kid_span, attrs);
+    } else {
+      std::optional<Id> found = eg.lookup(s.op, kid_span, attrs);
+      if (!found) return kNoId;
+      ids[num_vars + i] = *found;
+    }
   }
 }
 
 Id Pattern::instantiate(EGraph& eg, const Subst& subst, std::span<const Var> var_map) const {
-  return build(
+  return build<Inner::kAdd>(
       eg, subst, var_map, [](Id v) { return v; },
       [&](Symbol op, std::span<const Id> kids, AttrId attrs) {
         return eg.add_uncanonical(op, kids, attrs);
@@ -243,10 +250,18 @@ Id Pattern::instantiate(EGraph& eg, const Subst& subst, std::span<const Var> var
 
 bool Pattern::instantiate_into(EGraph& eg, Id cls, const Subst& subst, std::span<const Var> var_map,
                                Justification why) const {
-  return build(
+  return build<Inner::kAdd>(
       eg, subst, var_map, [&](Id v) { return eg.merge(cls, v, why); },
       [&](Symbol op, std::span<const Id> kids, AttrId attrs) {
         return eg.add_into(cls, op, kids, attrs, why);
+      });
+}
+
+Id Pattern::find_instance(EGraph& eg, const Subst& subst, std::span<const Var> var_map) const {
+  return build<Inner::kLookup>(
+      eg, subst, var_map, [&](Id v) { return eg.find(v); },
+      [&](Symbol op, std::span<const Id> kids, AttrId attrs) {
+        return eg.lookup(op, kids, attrs).value_or(kNoId);
       });
 }
 

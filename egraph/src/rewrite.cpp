@@ -121,6 +121,18 @@ ApplyResult Rewrite::apply(EGraph& eg, const Matches& matches, const DeclineHook
   return result;
 }
 
+ApplyResult Rewrite::apply_unions(EGraph& eg, Matches& matches) const {
+  ApplyResult result;
+  if (!rhs_ || !conditions_.empty() || eg.explanations_enabled()) return result;
+  matches.retain([&](std::size_t i) {
+    Id to = rhs_->find_instance(eg, matches.subst(i, eg), rhs_vars_);
+    if (to == kNoId) return true;
+    if (eg.merge(matches.root(i), to, Justification::rule(symbol_))) ++result.applied;
+    return false;
+  });
+  return result;
+}
+
 std::string Rewrite::to_string() const {
   std::string out = fmt::format("{}: {} => {}", name_, searcher_->to_string(),
                                 rhs_ ? rhs_->to_string() : std::string("<C++ applier>"));

@@ -116,6 +116,81 @@ TEST(Rewrite, InstantiateIntoAddsTheRightSideToTheMatchedClass) {
   EXPECT_EQ(eg.find(sum), eg.lookup_term(RecExpr::parse("b")));
 }
 
+TEST(Rewrite, ApplyUnionsMergesExistingRightSidesAndKeepsTheRest) {
+  EGraph eg;
+  Id ab = eg.add_term(RecExpr::parse("(+ a b)"));
+  Id ba = eg.add_term(RecExpr::parse("(+ b a)"));
+  Id cd = eg.add_term(RecExpr::parse("(+ c d)"));
+  eg.rebuild();
+  auto comm = Rewrite::parse("comm-add", "(+ ?x ?y) => (+ ?y ?x)");
+  Matches m;
+  comm[0].search(eg, m, 100);
+  ASSERT_EQ(m.size(), 3u);
+  const std::size_t nodes = eg.num_nodes();
+  // (+ b a) and (+ a b) exist: one merge (the second match then changes nothing); (+ d c)
+  // does not, so its match stays, and no node is added.
+  ApplyResult res = comm[0].apply_unions(eg, m);
+  EXPECT_EQ(res.applied, 1u);
+  EXPECT_EQ(eg.num_nodes(), nodes);
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(eg.find(m.root(0)), eg.find(cd));
+  EXPECT_EQ(eg.find(ab), eg.find(ba));
+  eg.rebuild();
+  eg.check_invariants();
+  EXPECT_EQ(comm[0].apply(eg, m).applied, 1u);
+  eg.rebuild();
+  EXPECT_EQ(eg.lookup_term(RecExpr::parse("(+ d c)")), eg.find(cd));
+
+  // A right side that is a variable is always a merge; nested right sides are looked up
+  // from the leaves.
+  auto left = Rewrite::parse("left", "(+ ?x ?y) => ?x");
+  left[0].search(eg, m, 100);
+  ASSERT_EQ(m.size(), 4u); // one per node: (+ a b), (+ b a), (+ c d), (+ d c)
+  EXPECT_EQ(left[0].apply_unions(eg, m).applied, 4u);
+  EXPECT_TRUE(m.empty());
+  auto nest = Rewrite::parse("nest", "(f ?x) => (g (h ?x))");
+  Id fa = eg.add_term(RecExpr::parse("(f a)"));
+  Id fb = eg.add_term(RecExpr::parse("(f b)"));
+  Id gha = eg.add_term(RecExpr::parse("(g (h a))"));
+  eg.add_term(RecExpr::parse("(h b)"));
+  eg.rebuild();
+  nest[0].search(eg, m, 100);
+  ASSERT_EQ(m.size(), 1u); // a = b now: (f a) = (f b) is one class
+  EXPECT_EQ(eg.find(fa), eg.find(fb));
+  EXPECT_EQ(nest[0].apply_unions(eg, m).applied, 1u);
+  EXPECT_EQ(eg.find(fa), eg.find(gha));
+
+  // Rules with guards or a C++ applier keep every match for apply().
+  Rewrite guarded = rewrite("g", "(f ?x)", "(g (h ?x))", {math::not_zero("?x")});
+  eg.rebuild();
+  guarded.search(eg, m, 100);
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(guarded.apply_unions(eg, m).applied, 0u);
+  EXPECT_EQ(m.size(), 1u);
+}
+
+TEST(Rewrite, MatchesRetainKeepsOrder) {
+  EGraph eg;
+  for (const char* t : {"(f a)", "(f b)", "(f c)", "(f d)"}) eg.add_term(RecExpr::parse(t));
+  eg.rebuild();
+  Pattern p = Pattern::parse("(f ?x)");
+  Matches m;
+  p.search(eg, m);
+  ASSERT_EQ(m.size(), 4u);
+  std::vector<Id> roots, kept;
+  for (std::size_t i = 0; i < m.size(); ++i) roots.push_back(m.root(i));
+  std::vector<std::size_t> asked;
+  m.retain([&](std::size_t i) {
+    asked.push_back(i);
+    return i % 2 == 1;
+  });
+  EXPECT_EQ(asked, (std::vector<std::size_t>{0, 1, 2, 3}));
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_EQ(m.root(0), roots[1]);
+  EXPECT_EQ(m.root(1), roots[3]);
+  EXPECT_EQ(m.subst(1, eg)[p.var("?x")], eg.lookup_term(RecExpr::parse("d")));
+}
+
 TEST(Rewrite, CxxApplierComputesTheRightSide) {
   // (repeat[times=?n] ?x) => (seq x x ... x), n computed from the attribute.
   auto expand = applier({"?x", "?n"}, [](EGraph& eg, Id, const Subst& s, std::span<const Var> v) {

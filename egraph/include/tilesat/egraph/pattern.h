@@ -98,6 +98,10 @@ public:
   bool instantiate_into(EGraph& eg, Id cls, const Subst& subst, std::span<const Var> var_map,
                         Justification why) const;
 
+  /// The class of the pattern's term when every e-node of it is already in the e-graph, else
+  /// kNoId. Adds no e-node (payloads are interned as by instantiate()).
+  Id find_instance(EGraph& eg, const Subst& subst, std::span<const Var> var_map) const;
+
   std::string to_string() const override;
   const Pattern* pattern() const override { return this; }
 
@@ -116,7 +120,10 @@ private:
     std::uint32_t arity;
   };
 
-  template <class RootVar, class RootOp>
+  /// How build() gets the e-nodes below the root: added, or looked up (a missing one ends
+  /// the build with kNoId).
+  enum class Inner { kAdd, kLookup };
+  template <Inner kInner, class RootVar, class RootOp>
   auto build(EGraph& eg, const Subst& subst, std::span<const Var> var_map, RootVar&& root_var,
              RootOp&& root_op) const;
   void fill_attr_cache(EGraph& eg) const;

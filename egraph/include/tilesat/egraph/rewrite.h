@@ -128,6 +128,12 @@ public:
   ApplyResult apply(EGraph& eg, const Matches& matches, const DeclineHook* on_decline = nullptr,
                     std::size_t node_limit = std::numeric_limits<std::size_t>::max()) const;
 
+  /// The union pass of an iteration, run before `apply`: applies (guards aside) the matches
+  /// whose right side is already in the e-graph, which only merges classes, and removes them
+  /// from `matches`; those left would add e-nodes. Rules with guards or a C++ applier, and all
+  /// rules while explanations are on, keep every match for `apply`.
+  ApplyResult apply_unions(EGraph& eg, Matches& matches) const;
+
   std::string to_string() const;
 
 private:

@@ -14,6 +14,7 @@
 #include "tilesat/egraph/id.h"
 #include "tilesat/egraph/pod_vec.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -71,6 +72,19 @@ public:
   /// Appends one record (`stride()` words, unwritten) and returns it for filling.
   Id* append() { return words_.extend(stride_); }
   void truncate(std::size_t n) { words_.resize(n * stride_); }
+  /// Keeps, in order, the records i for which `keep(i)` holds (called once per record, in
+  /// order, before any record moves).
+  template <class Keep>
+  void retain(Keep&& keep) {
+    const std::size_t n = size();
+    std::size_t w = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!keep(i)) continue;
+      if (w != i) std::copy_n(words_.data() + i * stride_, stride_, words_.data() + w * stride_);
+      ++w;
+    }
+    truncate(w);
+  }
   std::span<const Id> words() const { return {words_.data(), words_.size()}; }
 
 private:

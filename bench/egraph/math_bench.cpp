@@ -3,7 +3,7 @@
 //
 //   egraph_math_bench --iterations 7
 //   egraph_math_bench --iterations 100 --node-limit 1000000 --time-limit 20 --report
-//   egraph_math_bench --single-pass        # apply without the runner's union pass
+//   egraph_math_bench --single-pass        # apply in one pass (no staged apply)
 //
 // The last line is always
 //   math_workload iterations=N enodes=N eclasses=N seconds=S peak_rss_mb=M
@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
   app.add_option("--time-limit", time_limit, "Time limit in seconds")->capture_default_str();
   app.add_flag("--report", report_table, "Print the runner's report table");
   app.add_flag("--single-pass", single_pass,
-               "Apply each iteration's matches in one pass (no union pass first)");
+               "Apply each iteration's matches in one pass, then rebuild (no staged apply)");
   CLI11_PARSE(app, argc, argv);
 
   auto rules = math::rules();
@@ -71,7 +71,7 @@ int main(int argc, char** argv) {
       .with_iter_limit(iterations)
       .with_node_limit(node_limit)
       .with_time_limit(std::chrono::duration<double>(time_limit))
-      .with_union_pass(!single_pass)
+      .with_staged_apply(!single_pass)
       .with_progress([](const Iteration& it) {
         fmt::print("iter {:>3}: enodes={:>9} eclasses={:>9} applied={:>9} search_ms={:.3f} "
                    "apply_ms={:.3f} rebuild_ms={:.3f}\n",

@@ -405,6 +405,13 @@ void EGraph::prefetch_canonical(NodeId n) const {
 }
 
 std::size_t EGraph::rebuild() {
+  std::size_t unions = restore_congruence();
+  rebuild_classes();
+  clean_ = true;
+  return unions;
+}
+
+std::size_t EGraph::restore_congruence() {
   std::size_t unions = 0;
   while (!pending_.empty() || !analysis_pending_.empty()) {
     while (!pending_.empty()) {
@@ -437,8 +444,6 @@ std::size_t EGraph::rebuild() {
       }
     }
   }
-  rebuild_classes();
-  clean_ = true;
   return unions;
 }
 

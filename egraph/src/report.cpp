@@ -126,14 +126,15 @@ std::string Report::to_json() const {
   out += "],\"iterations\":[";
   for (std::size_t i = 0; i < iterations.size(); ++i) {
     const Iteration& it = iterations[i];
-    out +=
-        fmt::format("{}{{\"index\":{},\"egraph_nodes\":{},\"egraph_classes\":{},"
-                    "\"matches\":{},\"applied\":{},\"union_pass_applied\":{},\"rebuild_unions\":{},"
-                    "\"search_seconds\":{},\"apply_seconds\":{},\"rebuild_seconds\":{},"
-                    "\"rules\":[",
-                    i ? "," : "", it.index, it.egraph_nodes, it.egraph_classes, it.matches,
-                    it.applied, it.union_pass_applied, it.rebuild_unions, it.search_seconds,
-                    it.apply_seconds, it.rebuild_seconds);
+    out += fmt::format(
+        "{}{{\"index\":{},\"egraph_nodes\":{},\"egraph_classes\":{},"
+        "\"matches\":{},\"applied\":{},\"union_pass_applied\":{},\"congruence_restores\":{},"
+        "\"rebuild_unions\":{},"
+        "\"search_seconds\":{},\"apply_seconds\":{},\"rebuild_seconds\":{},"
+        "\"rules\":[",
+        i ? "," : "", it.index, it.egraph_nodes, it.egraph_classes, it.matches, it.applied,
+        it.union_pass_applied, it.congruence_restores, it.rebuild_unions, it.search_seconds,
+        it.apply_seconds, it.rebuild_seconds);
     for (std::size_t r = 0; r < it.rules.size(); ++r)
       out += fmt::format("{}{{\"matches\":{},\"applied\":{},\"declined\":{},\"banned\":{}}}",
                          r ? "," : "", it.rules[r].matches, it.rules[r].applied,

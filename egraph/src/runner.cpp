@@ -13,7 +13,7 @@ RunnerConfig::RunnerConfig(const RunnerConfig& o)
     : iter_limit_(o.iter_limit_), node_limit_(o.node_limit_), time_limit_(o.time_limit_),
       scheduler_(o.scheduler_->clone()), hooks_(o.hooks_), progress_(o.progress_),
       on_decline_(o.on_decline_), check_invariants_(o.check_invariants_),
-      union_pass_(o.union_pass_) {}
+      staged_apply_(o.staged_apply_) {}
 RunnerConfig& RunnerConfig::operator=(const RunnerConfig& o) {
   if (this != &o) *this = RunnerConfig(o);
   return *this;
@@ -51,8 +51,8 @@ RunnerConfig& RunnerConfig::with_decline_hook(DeclineHook hook) {
   on_decline_ = std::move(hook);
   return *this;
 }
-RunnerConfig& RunnerConfig::with_union_pass(bool on) {
-  union_pass_ = on;
+RunnerConfig& RunnerConfig::with_staged_apply(bool on) {
+  staged_apply_ = on;
   return *this;
 }
 
@@ -119,13 +119,21 @@ Report Runner::run(EGraph& eg, std::span<const Rewrite> rules) {
     it.search_seconds = seconds_since(iter_start);
 
     // Apply all matches; a rule stops applying as soon as the e-graph passes the node limit.
-    // The union pass first merges the classes of the matches whose right side exists, and a
-    // rebuild closes those merges under congruence: the nodes added next have canonical
-    // children, where one pass adds many nodes that the final rebuild finds congruent to
-    // others (made by later merges) and drops.
+    // Staged, the union pass first merges the classes of the matches whose right side exists,
+    // and every stage that merged classes is rebuilt: a node is then added with canonical
+    // children. In one pass, many nodes are added with children that later merges make
+    // congruent to other nodes, and the final rebuild drops them.
     const Clock::time_point apply_start = Clock::now();
-    double union_rebuild_seconds = 0;
-    if (config_.union_pass_) {
+    double stage_rebuild_seconds = 0;
+    auto rebuild_stage = [&] {
+      if (!eg.needs_repair()) return;
+      const Clock::time_point rebuild_start = Clock::now();
+      it.rebuild_unions += eg.restore_congruence();
+      ++it.congruence_restores;
+      stage_rebuild_seconds += seconds_since(rebuild_start);
+    };
+    const bool staged = config_.staged_apply_;
+    if (staged) {
       for (std::size_t r = 0; r < rules.size() && !stop; ++r) {
         if (matches[r].empty()) continue;
         ApplyResult res = rules[r].apply_unions(eg, matches[r]);
@@ -134,12 +142,7 @@ Report Runner::run(EGraph& eg, std::span<const Rewrite> rules) {
         it.applied += res.applied;
         if (over_time()) stop = Stop{StopReason::kTimeLimit, config_.time_limit_, {}};
       }
-      if (!eg.is_clean()) {
-        const Clock::time_point rebuild_start = Clock::now();
-        it.rebuild_unions += eg.rebuild();
-        union_rebuild_seconds = seconds_since(rebuild_start);
-        if (config_.check_invariants_) eg.check_invariants();
-      }
+      rebuild_stage();
     }
     for (std::size_t r = 0; r < rules.size() && !stop; ++r) {
       if (matches[r].empty()) continue;
@@ -149,13 +152,14 @@ Report Runner::run(EGraph& eg, std::span<const Rewrite> rules) {
       it.applied += res.applied;
       matches[r] = Matches(); // frees the buffer: large runs must not hold every rule's matches
       stop = limit_stop();
+      if (staged && !stop) rebuild_stage();
     }
     for (Matches& m : matches) m = Matches();
-    it.apply_seconds = seconds_since(apply_start) - union_rebuild_seconds;
+    it.apply_seconds = seconds_since(apply_start) - stage_rebuild_seconds;
 
     const Clock::time_point rebuild_start = Clock::now();
     it.rebuild_unions += eg.rebuild();
-    it.rebuild_seconds = union_rebuild_seconds + seconds_since(rebuild_start);
+    it.rebuild_seconds = stage_rebuild_seconds + seconds_since(rebuild_start);
     if (config_.check_invariants_) eg.check_invariants();
 
     it.egraph_nodes = eg.num_nodes();

@@ -46,6 +46,33 @@ TEST(EGraph, RebuildRestoresCongruence) {
   eg.check_invariants();
 }
 
+TEST(EGraph, RestoreCongruenceRepairsButLeavesTheRebuild) {
+  EGraph eg;
+  Id x = eg.add(sym("x")), y = eg.add(sym("y"));
+  Id fx = eg.add(sym("f"), {x}), fy = eg.add(sym("f"), {y});
+  Id gfx = eg.add(sym("g"), {fx}), gfy = eg.add(sym("g"), {fy});
+  eg.rebuild();
+  EXPECT_FALSE(eg.needs_repair());
+  EXPECT_TRUE(eg.merge(x, y));
+  EXPECT_TRUE(eg.needs_repair());
+  EXPECT_EQ(eg.restore_congruence(), 2u); // f(x)=f(y), then g(f x)=g(f y)
+  EXPECT_FALSE(eg.needs_repair());
+  EXPECT_EQ(eg.find(fx), eg.find(fy));
+  EXPECT_EQ(eg.find(gfx), eg.find(gfy));
+  EXPECT_EQ(eg.num_nodes(), 4u);
+  // The class lists and the index wait for rebuild(): the e-graph is not clean.
+  EXPECT_FALSE(eg.is_clean());
+  EXPECT_THROW(eg.check_invariants(), std::logic_error);
+  // A node added now has canonical children: h(f y) finds nothing to repair later.
+  Id hfy = eg.add(sym("h"), {fy});
+  EXPECT_EQ(eg.lookup(sym("h"), std::vector<Id>{fx}), eg.find(hfy));
+  EXPECT_FALSE(eg.needs_repair());
+  EXPECT_EQ(eg.rebuild(), 0u);
+  eg.check_invariants();
+  EXPECT_EQ(eg.num_classes(), 4u);
+  EXPECT_EQ(eg.eclass(fx).nodes.size(), 1u); // f(y) was dropped as a duplicate
+}
+
 TEST(EGraph, ClassesNodesParentsAndOperatorIndex) {
   EGraph eg;
   Id a = eg.add(sym("a")), b = eg.add(sym("b"));

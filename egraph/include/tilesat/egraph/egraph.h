@@ -136,6 +136,15 @@ public:
   std::size_t rebuild();
   /// True when no add or merge happened since the last rebuild.
   bool is_clean() const { return clean_; }
+  /// The part of rebuild() that restores congruence closure and the hash-cons: repairs the
+  /// e-nodes whose children merged (which may merge more classes) and re-runs the analyses;
+  /// returns the number of unions. The class lists and the operator index are left to the
+  /// next rebuild(), so the e-graph stays unclean (no search). Between batches of rewrites,
+  /// nodes added afterwards get canonical children and hash-cons with their equals.
+  std::size_t restore_congruence();
+  /// True when merges since the last rebuild left e-nodes whose children are no longer
+  /// canonical (congruence to restore); adds alone do not.
+  bool needs_repair() const { return !pending_.empty(); }
 
   /// Keeps in class `cls` only the nodes for which `keep(ENode)` holds (analyses use it to
   /// prune, e.g. a class known to be a constant keeps its leaves). The removed nodes stay in

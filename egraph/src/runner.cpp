@@ -120,17 +120,17 @@ Report Runner::run(EGraph& eg, std::span<const Rewrite> rules) {
 
     // Apply all matches; a rule stops applying as soon as the e-graph passes the node limit.
     // Staged, the union pass first merges the classes of the matches whose right side exists,
-    // and every stage that merged classes is rebuilt: a node is then added with canonical
-    // children. In one pass, many nodes are added with children that later merges make
-    // congruent to other nodes, and the final rebuild drops them.
+    // and congruence is restored after every stage that merged classes: a node is then added
+    // with canonical children. In one pass, many nodes are added with children that later
+    // merges make congruent to other nodes, and the final rebuild drops them.
     const Clock::time_point apply_start = Clock::now();
-    double stage_rebuild_seconds = 0;
-    auto rebuild_stage = [&] {
+    double restore_seconds = 0;
+    auto restore_stage = [&] {
       if (!eg.needs_repair()) return;
-      const Clock::time_point rebuild_start = Clock::now();
+      const Clock::time_point restore_start = Clock::now();
       it.rebuild_unions += eg.restore_congruence();
       ++it.congruence_restores;
-      stage_rebuild_seconds += seconds_since(rebuild_start);
+      restore_seconds += seconds_since(restore_start);
     };
     const bool staged = config_.staged_apply_;
     if (staged) {
@@ -142,7 +142,7 @@ Report Runner::run(EGraph& eg, std::span<const Rewrite> rules) {
         it.applied += res.applied;
         if (over_time()) stop = Stop{StopReason::kTimeLimit, config_.time_limit_, {}};
       }
-      rebuild_stage();
+      restore_stage();
     }
     for (std::size_t r = 0; r < rules.size() && !stop; ++r) {
       if (matches[r].empty()) continue;
@@ -152,14 +152,14 @@ Report Runner::run(EGraph& eg, std::span<const Rewrite> rules) {
       it.applied += res.applied;
       matches[r] = Matches(); // frees the buffer: large runs must not hold every rule's matches
       stop = limit_stop();
-      if (staged && !stop) rebuild_stage();
+      if (staged && !stop) restore_stage();
     }
     for (Matches& m : matches) m = Matches();
-    it.apply_seconds = seconds_since(apply_start) - stage_rebuild_seconds;
+    it.apply_seconds = seconds_since(apply_start) - restore_seconds;
 
     const Clock::time_point rebuild_start = Clock::now();
     it.rebuild_unions += eg.rebuild();
-    it.rebuild_seconds = stage_rebuild_seconds + seconds_since(rebuild_start);
+    it.rebuild_seconds = restore_seconds + seconds_since(rebuild_start);
     if (config_.check_invariants_) eg.check_invariants();
 
     it.egraph_nodes = eg.num_nodes();

@@ -27,6 +27,8 @@ TEST(Runner, DefaultsAreStated) {
   EXPECT_EQ(c.node_limit(), 10'000u);
   EXPECT_EQ(c.time_limit_seconds(), 5.0);
   EXPECT_EQ(c.scheduler().name(), "backoff");
+  EXPECT_TRUE(c.staged_apply());
+  EXPECT_FALSE(RunnerConfig(c).with_staged_apply(false).staged_apply());
 }
 
 TEST(Runner, CommutativityAndAssociativitySaturate) {

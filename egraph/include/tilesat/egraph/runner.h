@@ -129,6 +129,7 @@ public:
   std::size_t node_limit() const { return node_limit_; }
   double time_limit_seconds() const { return time_limit_; }
   const Scheduler& scheduler() const { return *scheduler_; }
+  bool staged_apply() const { return staged_apply_; }
 
 private:
   friend class Runner;

@@ -84,4 +84,28 @@ TEST(Pattern, InstantiateBuildsTheRightSide) {
   EXPECT_EQ(eg.find(out), eg.lookup_term(RecExpr::parse("(g[k=1] x 0)")));
 }
 
+TEST(Pattern, FindInstanceLooksUpWithoutAdding) {
+  EGraph eg;
+  Id x = eg.add(Symbol::intern("x"));
+  eg.add(Symbol::intern("f"), {x});
+  Id hx = eg.add_term(RecExpr::parse("(h (k x))"));
+  eg.rebuild();
+  auto lhs = Pattern::parse("(f ?a)");
+  Matches m;
+  lhs.search(eg, m);
+  ASSERT_EQ(m.size(), 1u);
+  std::vector<Var> map{lhs.var("?a")};
+  const std::size_t nodes = eg.num_nodes(), ids = eg.num_ids();
+  // Present: the class of its root. A variable: that class.
+  EXPECT_EQ(Pattern::parse("(h (k ?a))").find_instance(eg, m.subst(0, eg), map), eg.find(hx));
+  EXPECT_EQ(Pattern::parse("?a").find_instance(eg, m.subst(0, eg), map), eg.find(x));
+  // Missing below the root, or at the root: kNoId, and nothing was added.
+  EXPECT_EQ(Pattern::parse("(h (g ?a))").find_instance(eg, m.subst(0, eg), map), kNoId);
+  EXPECT_EQ(Pattern::parse("(g (k ?a))").find_instance(eg, m.subst(0, eg), map), kNoId);
+  EXPECT_EQ(Pattern::parse("(k[n=2] ?a)").find_instance(eg, m.subst(0, eg), map), kNoId);
+  EXPECT_EQ(eg.num_nodes(), nodes);
+  EXPECT_EQ(eg.num_ids(), ids);
+  EXPECT_TRUE(eg.is_clean());
+}
+
 } // namespace tilesat::egraph

@@ -123,6 +123,8 @@ TEST(Runner, ReportPrintsTableAndJson) {
   EXPECT_EQ(json.rfind("{\"stop\":{\"reason\":\"saturated\"", 0), 0u) << json;
   EXPECT_NE(json.find("\"rules\":[\"comm-add\",\"assoc-add\",\"assoc-add-rev\"]"),
             std::string::npos);
+  EXPECT_NE(json.find("\"union_pass_applied\":0,\"congruence_restores\":0,"), std::string::npos)
+      << json;
 }
 
 TEST(Scheduler, BackoffBansAnExplodingRule) {

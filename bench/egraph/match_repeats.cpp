@@ -13,17 +13,19 @@
 #include <fmt/format.h>
 #include <limits>
 #include <set>
+#include <span>
 #include <vector>
 
 using namespace tilesat::egraph;
 
 namespace {
 
-/// Match `i` of `m` as its root and class variables made canonical, then its attribute words.
-std::vector<Id> canonical_match(const EGraph& eg, const Matches& m, std::size_t i) {
-  const std::span<const Id> words = m.words().subspan(i * m.stride(), m.stride());
-  std::vector<Id> out(words.begin(), words.end());
-  for (std::size_t k = 0; k <= m.num_class_vars(); ++k) out[k] = eg.find(out[k]);
+/// A match record (root, class variables, attribute words) with its root and class variables
+/// made canonical.
+std::vector<Id> canonical(const EGraph& eg, std::span<const Id> record,
+                          std::size_t num_class_vars) {
+  std::vector<Id> out(record.begin(), record.end());
+  for (std::size_t k = 0; k <= num_class_vars; ++k) out[k] = eg.find(out[k]);
   return out;
 }
 
@@ -49,14 +51,12 @@ int main(int argc, char** argv) {
     std::size_t matches = 0, repeats = 0;
     for (std::size_t r = 0; r < rules.size(); ++r) {
       rules[r].search(eg, found[r], std::numeric_limits<std::size_t>::max());
+      const Matches& m = found[r];
       std::set<std::vector<Id>> earlier;
-      for (const std::vector<Id>& m : seen[r]) {
-        std::vector<Id> c = m;
-        for (std::size_t k = 0; k <= found[r].num_class_vars(); ++k) c[k] = eg.find(c[k]);
-        earlier.insert(std::move(c));
-      }
-      for (std::size_t i = 0; i < found[r].size(); ++i) {
-        std::vector<Id> c = canonical_match(eg, found[r], i);
+      for (const std::vector<Id>& e : seen[r]) earlier.insert(canonical(eg, e, m.num_class_vars()));
+      for (std::size_t i = 0; i < m.size(); ++i) {
+        std::vector<Id> c =
+            canonical(eg, m.words().subspan(i * m.stride(), m.stride()), m.num_class_vars());
         ++matches;
         repeats += earlier.count(c);
         seen[r].push_back(std::move(c));

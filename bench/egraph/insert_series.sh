@@ -25,6 +25,10 @@ trap 'rm -f "$log"' EXIT
 end=$(($(date +%s) + seconds))
 while (($(date +%s) < end)); do
   lat=$("$dir/egraph_memory_latency" --sizes-mb 8 | sed -n 's/.*ns_per_load=//p')
+  if [[ -z $lat ]]; then
+    echo "$0: egraph_memory_latency printed no ns_per_load" >&2
+    exit 1
+  fi
   rates=$("$dir/egraph_bench" --benchmark_filter=HashConsInsertFresh --benchmark_min_time=0.3 2>/dev/null |
     sed -n 's/^BM_HashConsInsertFresh\/\([0-9]*\) .*items_per_second=\([0-9.]*\)\([kMG]\)\/s.*/\1 \2 \3/p')
   if [[ $(wc -l <<<"$rates") -ne 2 ]]; then

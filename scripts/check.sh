@@ -1,6 +1,7 @@
 #!/bin/sh
 # The whole test suite, as CI runs it (dependencies must be installed: scripts/install-deps.sh).
-#  1. Release build with warnings as errors; unit, lit and benchmark-smoke tests (ctest).
+#  1. Release build with warnings as errors; the model zoo exported (scripts/make-zoo.py); unit,
+#     lit, model-zoo and benchmark-smoke tests (ctest).
 #  2. clang-format check of every C++ file.
 #  3. Install into a staging prefix and build every example as an outside project against
 #     the installed CMake package, then run it.
@@ -15,6 +16,8 @@ step() { printf '\n==== %s\n' "$*"; }
 step "1. build and test (Release, -Werror)"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
 cmake --build build -j"$jobs"
+# The model zoo the zoo_plans test plans (structure-only ONNX exported from torch, about 7 MB).
+/usr/bin/python3 scripts/make-zoo.py build/zoo > build/zoo.log 2>&1 || { cat build/zoo.log; exit 1; }
 ctest --test-dir build --output-on-failure -j"$jobs"
 
 step "2. clang-format"

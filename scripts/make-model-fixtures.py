@@ -130,11 +130,13 @@ def module_path(node_name):
 def readable_names(graph):
     """Renames exporter-made parameter names ('onnx::Conv_193', folded Conv+BN and transposed
     Linear weights) after the module that reads them: 'layer1.0.conv1.weight'."""
-    taken = {i.name for i in graph.initializer} | {i.name for i in graph.input}
+    initializers = {i.name for i in graph.initializer}
+    taken = initializers | {i.name for i in graph.input}
     renames = {}
     for node in graph.node:
         for index, name in enumerate(node.input):
-            if not name.startswith("onnx::") or name in renames or index not in (1, 2):
+            if (not name.startswith("onnx::") or name not in initializers or name in renames
+                    or index not in (1, 2)):
                 continue
             new = f"{module_path(node.name)}.{'weight' if index == 1 else 'bias'}"
             if new.startswith(".") or new in taken:

@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""Plans every model of the zoo (scripts/make-zoo.py) and reports, per model and device: ONNX
+nodes, device ops, plan time, peak memory, predicted time, peak L1 and predicted throughput,
+beside tt-metal's published n150 figures where there are some.
+
+usage: bench/models/zoo.py --tilesat build/tools/tilesat --zoo DIR
+                           [--device wormhole_b0]... [--only NAME,...] [--check] [--lower]
+                           [--known-failures FILE]
+
+Each model is planned in its own process (`tilesat opt M --device D --emit plan --report J`,
+under /usr/bin/time for the peak RSS), so one model's failure or memory does not touch the
+next. With --lower the plan is also written as a program (`--emit program -o`) and loaded
+back (`tilesat print P.tsprog`, which verifies it). With --check the exit status is 1 when
+any model fails; the output is a table either way. --known-failures names a file of
+`model device` lines (# comments) that are known not to plan yet: with --check, those may
+fail, and one that now succeeds is reported so the list is shortened (exit 1 too, so the list
+stays true). A missing zoo exits 77 with --check (ctest's skip). Needs only Python's standard
+library.
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+# tt-metal's published n150 (Wormhole) figures, from its README's model table.
+PUBLISHED = {
+    "resnet50_b16": ("4,700 images/s", 4700.0),
+    "vit_b_16_b8": ("912 images/s", 912.0),
+    "bert_large_l24_s384_b8": ("270 sentences/s", 270.0),
+}
+
+
+def batch_of(name, input_shape):
+    """Samples per inference: the batch the model name states (_b8), else the input's first dim."""
+    m = re.search(r"_b(\d+)$", name)
+    return int(m.group(1)) if m else 1
+
+
+def run(cmd, timeout):
+    t = time.monotonic()
+    p = subprocess.run(["/usr/bin/time", "-f", "%M"] + cmd, capture_output=True, text=True,
+                       timeout=timeout)
+    seconds = time.monotonic() - t
+    lines = [l for l in p.stderr.strip().splitlines()
+             if not l.startswith("Command exited with non-zero status")]
+    rss_kib = int(lines[-1]) if lines and lines[-1].isdigit() else 0
+    err = "\n".join(lines[:-1]) if lines and lines[-1].isdigit() else p.stderr.strip()
+    return p.returncode, seconds, rss_kib / 1024.0, p.stdout, err
+
+
+def plan_model(tilesat, path, device, lower, timeout, tmp):
+    name = os.path.basename(path)[:-5]
+    report = os.path.join(tmp, f"{name}.{device}.json")
+    code, seconds, rss, out, err = run(
+        [tilesat, "opt", path, "--device", device, "--emit", "plan", "--report", report], timeout)
+    row = {"model": name, "device": device, "plan_s": seconds, "rss_mib": rss}
+    if code != 0:
+        row["error"] = (err.splitlines() or ["exit %d" % code])[-1]
+        return row
+    with open(report) as f:
+        r = json.load(f)
+    row["device_ops"] = len(r["ops"])
+    row["predicted_us"] = r["predicted_total_us"]
+    row["peak_l1"] = r["peak_l1_bytes_per_core"]
+    if lower:
+        prog = os.path.join(tmp, f"{name}.{device}.tsprog")
+        code, _, _, _, err = run([tilesat, "opt", path, "--device", device, "--emit", "program",
+                                  "-o", prog], timeout)
+        if code == 0:
+            code, _, _, _, err = run([tilesat, "print", prog], timeout)
+        row["lowered"] = "ok" if code == 0 else (err.splitlines() or ["exit %d" % code])[-1]
+        if os.path.exists(prog):
+            os.remove(prog)
+    return row
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--tilesat", required=True)
+    ap.add_argument("--zoo", required=True)
+    ap.add_argument("--device", action="append")
+    ap.add_argument("--only", default="")
+    ap.add_argument("--check", action="store_true")
+    ap.add_argument("--lower", action="store_true")
+    ap.add_argument("--timeout", type=float, default=600)
+    ap.add_argument("--known-failures")
+    a = ap.parse_args()
+    known = set()
+    if a.known_failures:
+        with open(a.known_failures) as f:
+            for line in f:
+                words = line.split("#")[0].split()
+                if len(words) == 2:
+                    known.add(tuple(words))
+                elif words:
+                    sys.exit(f"{a.known_failures}: expected 'model device', got {line.strip()!r}")
+    index = os.path.join(a.zoo, "zoo.tsv")
+    if not os.path.exists(index):
+        print(f"zoo.py: no zoo at {a.zoo} (make it with scripts/make-zoo.py {a.zoo})")
+        return 77 if a.check else 2
+    with open(index) as f:
+        models = [line.split("\t") for line in f.read().splitlines()[1:]]
+    only = set(filter(None, a.only.split(",")))
+    devices = a.device or ["wormhole_b0"]
+    failures = 0
+    print("model | device | ONNX nodes | device ops | plan s | peak MiB | predicted us | "
+          "peak L1 KiB | predicted /s | tt-metal n150" + (" | program" if a.lower else ""))
+    with tempfile.TemporaryDirectory() as tmp:
+        for fields in models:
+            name, nodes = fields[0], fields[1]
+            if only and name not in only:
+                continue
+            for device in devices:
+                row = plan_model(a.tilesat, os.path.join(a.zoo, name + ".onnx"), device, a.lower,
+                                 a.timeout, tmp)
+                expected = (name, device) in known
+                if "error" in row or (a.lower and row.get("lowered") != "ok"):
+                    if expected:
+                        known.discard((name, device))
+                    else:
+                        failures += 1
+                if "error" in row:
+                    print(f"{name} | {device} | {nodes} | FAILED ({row['plan_s']:.2f} s, "
+                          f"{row['rss_mib']:.0f} MiB): {row['error']}", flush=True)
+                    continue
+                per_s = batch_of(name, fields[4]) / (row["predicted_us"] * 1e-6)
+                published = PUBLISHED.get(name, ("", 0))[0] if device == "wormhole_b0" else ""
+                lowered = ""
+                if a.lower:
+                    lowered = " | " + row["lowered"]
+                if expected and (name, device) in known:
+                    failures += 1
+                    print(f"  {name} on {device} now plans: remove it from {a.known_failures}")
+                print(f"{name} | {device} | {nodes} | {row['device_ops']} | {row['plan_s']:.2f} | "
+                      f"{row['rss_mib']:.0f} | {row['predicted_us']:.1f} | "
+                      f"{row['peak_l1'] / 1024:.0f} | {per_s:,.0f} | {published}{lowered}",
+                      flush=True)
+    print(f"{failures} failure(s)" + (" (beyond the known ones)" if a.known_failures else ""))
+    return 1 if (a.check and failures) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -5,7 +5,7 @@ beside tt-metal's published n150 figures where there are some.
 
 usage: bench/models/zoo.py --tilesat build/tools/tilesat --zoo DIR
                            [--device wormhole_b0]... [--only NAME,...] [--check] [--lower]
-                           [--known-failures FILE]
+                           [--known-failures FILE] [--end-to-end]
 
 Each model is planned in its own process (`tilesat opt M --device D --emit plan --report J`,
 under /usr/bin/time for the peak RSS), so one model's failure or memory does not touch the
@@ -14,7 +14,9 @@ back (`tilesat print P.tsprog`, which verifies it). With --check the exit status
 any model fails; the output is a table either way. --known-failures names a file of
 `model device` lines (# comments) that are known not to plan yet: with --check, those may
 fail, and one that now succeeds is reported so the list is shortened (exit 1 too, so the list
-stays true). A missing zoo exits 77 with --check (ctest's skip). Needs only Python's standard
+stays true). With --end-to-end each model is run by `tilesat check M --device D` instead (optimize,
+plan, lower, run on the device model, compare with the reference interpreter); its last line
+is reported. A missing zoo exits 77 with --check (ctest's skip). Needs only Python's standard
 library.
 """
 import argparse
@@ -78,6 +80,13 @@ def plan_model(tilesat, path, device, lower, timeout, tmp):
     return row
 
 
+def check_model(tilesat, path, device, timeout):
+    """`tilesat check` of one model: its exit status and the lines it printed."""
+    code, seconds, rss, out, err = run([tilesat, "check", path, "--device", device], timeout)
+    text = (out.strip() + "\n" + err.strip()).strip()
+    return code, seconds, rss, text
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--tilesat", required=True)
@@ -88,6 +97,7 @@ def main():
     ap.add_argument("--lower", action="store_true")
     ap.add_argument("--timeout", type=float, default=600)
     ap.add_argument("--known-failures")
+    ap.add_argument("--end-to-end", action="store_true")
     a = ap.parse_args()
     known = set()
     if a.known_failures:
@@ -107,6 +117,19 @@ def main():
     only = set(filter(None, a.only.split(",")))
     devices = a.device or ["wormhole_b0"]
     failures = 0
+    if a.end_to_end:
+        for fields in models:
+            if only and fields[0] not in only:
+                continue
+            for device in devices:
+                code, seconds, rss, text = check_model(
+                    a.tilesat, os.path.join(a.zoo, fields[0] + ".onnx"), device, a.timeout)
+                failures += code != 0
+                print(f"{fields[0]} on {device}: {'ok' if code == 0 else 'FAILED'} "
+                      f"({seconds:.1f} s, {rss:.0f} MiB)")
+                print("  " + text.replace("\n", "\n  "), flush=True)
+        print(f"{failures} failure(s)")
+        return 1 if (a.check and failures) else 0
     print("model | device | ONNX nodes | device ops | plan s | peak MiB | predicted us | "
           "peak L1 KiB | predicted /s | tt-metal n150" + (" | program" if a.lower else ""))
     with tempfile.TemporaryDirectory() as tmp:

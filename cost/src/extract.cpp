@@ -130,6 +130,36 @@ public:
 
   const ClassState& state(egraph::Id c) const { return state_.at(teg_.egraph.find(c)); }
 
+  /// Whether class `c` has a placement with a finite cost.
+  bool feasible(egraph::Id c) const {
+    const ClassState& s = state(c);
+    return std::any_of(s.cost.begin(), s.cost.end(), [](double x) { return x < kInf; });
+  }
+
+  /// An op that has no feasible variant although each of its operands has one (the place a
+  /// failed DP starts from): "conv2d 16x512x14x14 -> 16x512x14x14 needs 2113536 bytes of L1 per
+  /// core", or empty when there is none.
+  std::string first_infeasible() const {
+    const egraph::EGraph& eg = teg_.egraph;
+    for (egraph::Id c : eg.classes()) {
+      if (feasible(c)) continue;
+      for (egraph::NodeId n : eg.eclass(c).nodes) {
+        egraph::ENode node = eg.node(n);
+        std::optional<OpKind> kind = rewrites::op_of(node.op);
+        if (!kind) continue;
+        bool ready = std::all_of(node.children.begin(), node.children.end(),
+                                 [&](egraph::Id ch) { return feasible(ch); });
+        if (!ready) continue;
+        std::string operands;
+        for (egraph::Id ch : node.children)
+          operands += (operands.empty() ? "" : ", ") + teg_.facts_of(ch).type.str();
+        return fmt::format("op '{}' ({}) -> {}", op_name(*kind), operands,
+                           teg_.facts_of(c).type.str());
+      }
+    }
+    return "";
+  }
+
 private:
   // How an e-node reads its operands: the child placements chosen, the operands as the op
   // sees them, and what they cost (children plus conversions).
@@ -142,24 +172,37 @@ private:
   // The cheapest operands of `node` for an op reading tiles (`mode` Tile: anything else is
   // converted to DRAM tile) or rows as they are (RowMajor: row-major placements only); an
   // operand read as stored (a conv2d weight) takes any placement. Nullopt when one has none.
+  // With `in_dram`, every operand is read from DRAM (converted there if it is elsewhere): the
+  // fallback for an op that does not fit L1 beside L1-resident operands.
   std::optional<Operands> operands(egraph::NodeId n, const egraph::ENode& node, OpKind kind,
-                                   Layout mode) const {
+                                   Layout mode, bool in_dram = false) const {
     Operands out{Choice{n, {}}, {}, 0};
     std::optional<Placement> shard;
     for (size_t i = 0; i < node.children.size(); ++i) {
       egraph::Id ch = node.children[i];
       bool as_stored = reads_as_stored(kind, i);
-      auto [k, cost] =
-          as_stored ? best_converted(ch, [](const Placement&) { return true; })
-          : mode == Layout::RowMajor
-              ? best_among(ch, [](const Placement& p) { return p.layout == Layout::RowMajor; })
-              : best_input(ch);
+      auto [k, cost] = as_stored ? best_converted(ch, [](const Placement&) { return true; })
+                       : mode == Layout::RowMajor
+                           ? best_among(ch,
+                                        [&](const Placement& p) {
+                                          return p.layout == Layout::RowMajor &&
+                                                 (!in_dram || p.buffer == BufferType::DRAM);
+                                        })
+                       : in_dram ? best_converted(ch,
+                                                  [](const Placement& p) {
+                                                    return p.layout == Layout::Tile &&
+                                                           p.buffer == BufferType::DRAM &&
+                                                           p.memory == MemoryLayout::Interleaved;
+                                                  })
+                                 : best_input(ch);
       if (cost == kInf) return std::nullopt;
       const ClassState& cs = state(ch);
       Placement p = cs.at(k).layout == mode || as_stored ? cs.at(k) : dram_tile_placement();
+      if (in_dram && !as_stored && mode == Layout::Tile && p.buffer != BufferType::DRAM)
+        p = dram_tile_placement();
       // A `reads` line puts the operand where the op must read it (if it can be there).
       if (const rewrites::OperandRule* rule = model_.layouts().operand_rule(kind);
-          rule && !as_stored && mode == Layout::Tile)
+          rule && !as_stored && mode == Layout::Tile && !in_dram)
         if (auto a = best_accepted(ch, *rule)) std::tie(k, cost, p) = *a;
       const TensorType& type = teg_.facts_of(ch).type;
       // Two sharded operands must share a shard spec; otherwise the enforcer moves one.
@@ -210,21 +253,30 @@ private:
     for (Layout mode : modes) {
       std::optional<Operands> in = operands(n, node, *kind, mode);
       if (!in) continue;
+      std::optional<std::optional<Operands>> from_dram; // the fallback, made when needed
       for (uint32_t k = s.host_only ? 1 : 0; k < s.variants.size(); ++k) {
         const Placement& p = s.at(k);
         if (p.layout != mode || !s.variants[k].allows(*kind)) continue;
         OpEstimate e;
+        const Operands* used = &*in;
         try {
           e = model_.op(*kind, attrs, in->uses, TensorUse{out_type, p});
+          if (e.l1_bytes_per_core > model_.device().usable_l1_bytes()) {
+            // Too big beside its L1-resident operands: read them from DRAM instead.
+            if (!from_dram) from_dram = operands(n, node, *kind, mode, true);
+            if (!*from_dram) continue;
+            used = &**from_dram;
+            e = model_.op(*kind, attrs, used->uses, TensorUse{out_type, p});
+          }
         } catch (const Error&) {
           return changed; // no kernel for this variant
         }
         if (e.l1_bytes_per_core > model_.device().usable_l1_bytes()) continue;
         if (e.circular_buffers > model_.device().max_circular_buffers) continue;
-        double total = e.us + in->cost;
+        double total = e.us + used->cost;
         if (total < s.cost[k] - 1e-12) {
           s.cost[k] = total;
-          s.choice[k] = in->choice;
+          s.choice[k] = used->choice;
           changed = true;
         }
       }
@@ -250,9 +302,10 @@ CostSelection select_by_cost(const rewrites::TensorEGraph& teg, const CostModel&
     egraph::Id r = teg.results[i];
     auto [k, cost] = dp->best_result(r);
     if (cost == kInf) {
+      std::string where = dp->first_infeasible();
       throw Error(fmt::format("no plan computes result {} on device '{}' (every variant of it "
-                              "needs more L1 or circular buffers than the device has)",
-                              i, model.device().name));
+                              "needs more L1 or circular buffers than the device has{})",
+                              i, model.device().name, where.empty() ? "" : ": first " + where));
     }
     out.cost_us += cost;
     stack.emplace_back(teg.egraph.find(r), k);
@@ -305,6 +358,7 @@ Plan extract_plan(const rewrites::TensorEGraph& teg, const CostModel& model,
 DevicePlanResult optimize_for_device(const Graph& g, std::span<const egraph::Rewrite> rules,
                                      const egraph::RunnerConfig& runner, const CostModel& model,
                                      const ExtractOptions& options) {
+  require_fits_dram(g, model.device()); // named with its source location
   // The runtime's conv2d kernel takes NCHW: other layouts are planned with permutes around it.
   rewrites::TensorEGraph teg = rewrites::to_egraph(nchw_convs(g));
   DevicePlanResult out;

@@ -54,10 +54,15 @@ LegalityResult check_legality(const Plan& plan, const CostModel& model) {
       track(h * w <= num(d.dst_tiles), "dst@" + at,
             fmt::format("sub-block {}x{} = {} tiles > {} DST tiles", b.out_subblock_h,
                         b.out_subblock_w, b.out_subblock_h * b.out_subblock_w, d.dst_tiles));
-      track(z3::mod(num(b.per_core_m), h) == 0 && z3::mod(num(b.per_core_n), w) == 0,
-            "blocking_divides@" + at,
-            fmt::format("sub-block {}x{} does not divide the per-core block {}x{}",
-                        b.out_subblock_h, b.out_subblock_w, b.per_core_m, b.per_core_n));
+      z3::expr oh = num(b.out_block_h), ow = num(b.out_block_w);
+      track(oh >= 1 && ow >= 1 && z3::mod(num(b.per_core_m), oh) == 0 &&
+                z3::mod(num(b.per_core_n), ow) == 0,
+            "out_block_divides@" + at,
+            fmt::format("output block {}x{} does not divide the per-core block {}x{}",
+                        b.out_block_h, b.out_block_w, b.per_core_m, b.per_core_n));
+      track(z3::mod(oh, h) == 0 && z3::mod(ow, w) == 0, "blocking_divides@" + at,
+            fmt::format("sub-block {}x{} does not divide the output block {}x{}", b.out_subblock_h,
+                        b.out_subblock_w, b.out_block_h, b.out_block_w));
     }
   }
   for (size_t v = 0; v < plan.values.size(); ++v) {

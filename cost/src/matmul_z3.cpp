@@ -125,6 +125,9 @@ std::optional<MatmulChoice> solve(const MatmulConfig& m, const Device& d, GridFr
   out.blocking.out_subblock_h = value(h.var);
   out.blocking.out_subblock_w = value(w.var);
   out.blocking.in0_block_w = value(ibw.var);
+  // The statement keeps the whole per-core block in L1 (no streamed output blocks).
+  out.blocking.out_block_h = out.blocking.per_core_m;
+  out.blocking.out_block_w = out.blocking.per_core_n;
   return out;
 }
 

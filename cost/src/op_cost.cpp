@@ -61,11 +61,9 @@ double matmul_dram_bytes(const MatmulConfig& m) {
          (m.out_l1 ? 0.0 : static_cast<double>(mt * nt * m.out_tile_bytes));
 }
 
-int64_t matmul_cb_bytes(const MatmulConfig& m, int64_t per_core_m, int64_t per_core_n,
-                        int64_t in0_block_w) {
-  return 2 * per_core_m * in0_block_w * m.in0_tile_bytes +
-         2 * in0_block_w * per_core_n * m.in1_tile_bytes +
-         per_core_m * per_core_n * m.out_tile_bytes;
+int64_t matmul_cb_bytes(const MatmulConfig& m, int64_t out_h, int64_t out_w, int64_t in0_block_w) {
+  return 2 * out_h * in0_block_w * m.in0_tile_bytes + 2 * in0_block_w * out_w * m.in1_tile_bytes +
+         out_h * out_w * m.out_tile_bytes;
 }
 
 double sfpu_weight(OpKind kind) {
@@ -199,40 +197,77 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
     b.per_core_m = ceil_div(mt, gr * gc);
     b.per_core_n = nt;
   }
+  if (m.blocking) {
+    b = *m.blocking;
+    b.in0_block_w = std::clamp<int64_t>(b.in0_block_w, 1, kt);
+  }
   int64_t rows_used = ceil_div(mt, b.per_core_m);
   int64_t cols_used = ceil_div(nt, b.per_core_n);
-  // DST holds dst_tiles; half of it while the packer drains the other half, half again when
-  // accumulating in f32.
-  int64_t dst = std::max<int64_t>(d.dst_tiles / 2 / (m.fp32_accumulate ? 2 : 1), 1);
-  // The sub-block that makes the unpackers move the fewest bytes per tile product.
-  double best_bytes = 0;
-  for (int64_t h = 1; h <= b.per_core_m; ++h) {
-    if (b.per_core_m % h) continue;
-    for (int64_t w = 1; w <= b.per_core_n && h * w <= dst; ++w) {
-      if (b.per_core_n % w) continue;
-      double bytes = static_cast<double>(m.in0_tile_bytes) / static_cast<double>(w) +
-                     static_cast<double>(m.in1_tile_bytes) / static_cast<double>(h);
-      if (best_bytes == 0 || bytes < best_bytes - 1e-9) {
-        best_bytes = bytes;
-        b.out_subblock_h = h;
-        b.out_subblock_w = w;
+  const int64_t usable = d.usable_l1_bytes();
+  if (!m.blocking) {
+    // The output block each core accumulates at a time: its whole per-core block when the
+    // circular buffers fit with an inner block of one tile, else the largest divisors of it
+    // that fit (most tiles, then squarest), streamed one after another.
+    b.out_block_h = b.per_core_m;
+    b.out_block_w = b.per_core_n;
+    if (matmul_cb_bytes(m, b.per_core_m, b.per_core_n, 1) > usable) {
+      int64_t best_tiles = 0;
+      b.out_block_h = b.out_block_w = 1;
+      for (int64_t h = 1; h <= b.per_core_m; ++h) {
+        if (b.per_core_m % h) continue;
+        for (int64_t w = 1; w <= b.per_core_n; ++w) {
+          if (b.per_core_n % w || matmul_cb_bytes(m, h, w, 1) > usable) continue;
+          bool squarer = std::abs(h - w) < std::abs(b.out_block_h - b.out_block_w);
+          if (h * w > best_tiles || (h * w == best_tiles && squarer)) {
+            best_tiles = h * w;
+            b.out_block_h = h;
+            b.out_block_w = w;
+          }
+        }
+      }
+    }
+    // DST holds dst_tiles; half of it while the packer drains the other half, half again when
+    // accumulating in f32. The sub-block that makes the unpackers move the fewest bytes per
+    // tile product, within the output block.
+    int64_t dst = std::max<int64_t>(d.dst_tiles / 2 / (m.fp32_accumulate ? 2 : 1), 1);
+    double best_bytes = 0;
+    for (int64_t h = 1; h <= b.out_block_h; ++h) {
+      if (b.out_block_h % h) continue;
+      for (int64_t w = 1; w <= b.out_block_w && h * w <= dst; ++w) {
+        if (b.out_block_w % w) continue;
+        double bytes = static_cast<double>(m.in0_tile_bytes) / static_cast<double>(w) +
+                       static_cast<double>(m.in1_tile_bytes) / static_cast<double>(h);
+        if (best_bytes == 0 || bytes < best_bytes - 1e-9) {
+          best_bytes = bytes;
+          b.out_subblock_h = h;
+          b.out_subblock_w = w;
+        }
       }
     }
   }
   // Circular buffers: double-buffered in0 and in1 blocks, and the output block.
-  auto cb_bytes = [&](int64_t ibw) { return matmul_cb_bytes(m, b.per_core_m, b.per_core_n, ibw); };
-  b.in0_block_w = 1;
-  if (m.in0_block_w > 0) {
-    b.in0_block_w = std::min(m.in0_block_w, kt);
-  } else {
-    for (int64_t ibw = largest_divisor_at_most(kt, 8); ibw >= 1; --ibw) {
-      if (kt % ibw == 0 && cb_bytes(ibw) <= d.usable_l1_bytes()) {
-        b.in0_block_w = ibw;
-        break;
+  auto cb_bytes = [&](int64_t ibw) {
+    return matmul_cb_bytes(m, b.out_block_h, b.out_block_w, ibw);
+  };
+  if (!m.blocking) {
+    b.in0_block_w = 1;
+    if (m.in0_block_w > 0) {
+      b.in0_block_w = std::min(m.in0_block_w, kt);
+    } else {
+      for (int64_t ibw = largest_divisor_at_most(kt, 8); ibw >= 1; --ibw) {
+        if (kt % ibw == 0 && cb_bytes(ibw) <= usable) {
+          b.in0_block_w = ibw;
+          break;
+        }
       }
     }
   }
-  const int64_t blocks = ceil_div(kt, b.in0_block_w);
+  // Streamed output blocks: each reads its rows of in0 and columns of in1 over all of K.
+  const int64_t blocks_m = ceil_div(b.per_core_m, std::max<int64_t>(b.out_block_h, 1));
+  const int64_t blocks_n = ceil_div(b.per_core_n, std::max<int64_t>(b.out_block_w, 1));
+  const int64_t out_blocks = blocks_m * blocks_n;
+  const int64_t k_blocks = ceil_div(kt, b.in0_block_w);
+  const int64_t blocks = out_blocks * k_blocks; // inner blocks over all output blocks
   const int64_t block_tiles = b.per_core_m * b.per_core_n;
   double tiles = static_cast<double>(block_tiles * kt);
   double fpu = tiles * d.fpu_matmul_cycles_per_tile[static_cast<size_t>(m.fidelity)];
@@ -246,21 +281,29 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
   // output block out and unpacks it again: two passes of its bytes through the L1 ports.
   double spill = m.packer_l1_acc
                      ? 0.0
-                     : static_cast<double>((blocks - 1) * block_tiles) * 2.0 *
+                     : static_cast<double>((k_blocks - 1) * block_tiles) * 2.0 *
                            static_cast<double>(m.out_tile_bytes) / d.unpack_bytes_per_cycle;
   double compute_us = d.cycles_to_us(fpu + unpack + epilogue + spill);
-  double dram_us = matmul_dram_bytes(m) / (d.dram_bandwidth_gb_s * 1e3);
-  // Each core receives its in0 rows and in1 columns over its NoC link (multicast).
-  double noc_bytes = static_cast<double>(b.per_core_m * kt * m.in0_tile_bytes +
-                                         kt * b.per_core_n * m.in1_tile_bytes);
+  // Streaming re-reads in0 once per block column and in1 once per block row.
+  double dram_bytes = matmul_dram_bytes(m);
+  if (out_blocks > 1) {
+    if (!m.in0_l1) dram_bytes += static_cast<double>((blocks_n - 1) * mt * kt * m.in0_tile_bytes);
+    if (!m.in1_l1) dram_bytes += static_cast<double>((blocks_m - 1) * kt * nt * m.in1_tile_bytes);
+  }
+  double dram_us = dram_bytes / (d.dram_bandwidth_gb_s * 1e3);
+  // Each core receives its in0 rows and in1 columns over its NoC link (multicast), once per
+  // output block that needs them.
+  double noc_bytes = static_cast<double>(b.per_core_m * kt * m.in0_tile_bytes * blocks_n +
+                                         kt * b.per_core_n * m.in1_tile_bytes * blocks_m);
   double noc_us = d.cycles_to_us(noc_bytes / d.noc_bytes_per_cycle_per_link);
   if (one_d) {
     // One sender reads every block of the multicast operand (from DRAM or L1, over its link)
     // and then multicasts it: the two transfers follow each other, block after block, with
     // the handshake between.
-    double block_bytes = m.mcast == MatmulMcast::In0Row1D
-                             ? static_cast<double>(b.per_core_m * b.in0_block_w * m.in0_tile_bytes)
-                             : static_cast<double>(b.in0_block_w * b.per_core_n * m.in1_tile_bytes);
+    double block_bytes =
+        m.mcast == MatmulMcast::In0Row1D
+            ? static_cast<double>(b.out_block_h * b.in0_block_w * m.in0_tile_bytes)
+            : static_cast<double>(b.in0_block_w * b.out_block_w * m.in1_tile_bytes);
     double sender_us =
         static_cast<double>(blocks) *
         (d.cycles_to_us(2 * block_bytes / d.noc_bytes_per_cycle_per_link) + d.matmul_block_sync_us);
@@ -283,6 +326,9 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
   if (m.epilogue_cycles_per_tile > 0)
     detail += fmt::format(", epilogue {:.0f} cycles per output tile", m.epilogue_cycles_per_tile);
   if (spill > 0) detail += fmt::format(", {:.0f} cycles reloading partial sums", spill);
+  if (out_blocks > 1)
+    detail += fmt::format(", streamed in {} output blocks of {}x{} tiles (in0 read {}x, in1 {}x)",
+                          out_blocks, b.out_block_h, b.out_block_w, blocks_n, blocks_m);
   if (!m.in0_l1)
     detail += fmt::format(", {} inner blocks x {:.1f} us in0 fetch handshake", blocks,
                           d.matmul_block_sync_us);
@@ -390,6 +436,7 @@ double CostModel::epilogue_cycles(const Attrs& attrs, bool bias) const {
 
 OpEstimate CostModel::best_grid(MatmulConfig m, const TensorUse& output) const {
   // The output's shard grid, else the best of the usable sub-grids (the first of equals).
+  if (m.blocking) return matmul(m);
   if (m.out_sharded && m.out_l1) {
     m.grid = output.placement.grid;
     return matmul(m);
@@ -406,7 +453,25 @@ OpEstimate CostModel::best_grid(MatmulConfig m, const TensorUse& output) const {
 
 OpEstimate CostModel::op(OpKind kind, const Attrs& attrs, std::span<const TensorUse> inputs,
                          const TensorUse& output) const {
+  return op_impl(kind, attrs, inputs, output, nullptr);
+}
+
+OpEstimate CostModel::op_blocked(OpKind kind, const Attrs& attrs, std::span<const TensorUse> inputs,
+                                 const TensorUse& output, CoreGrid grid,
+                                 const MatmulBlocking& blocking) const {
+  std::pair<CoreGrid, MatmulBlocking> fixed{grid, blocking};
+  return op_impl(kind, attrs, inputs, output, &fixed);
+}
+
+OpEstimate CostModel::op_impl(OpKind kind, const Attrs& attrs, std::span<const TensorUse> inputs,
+                              const TensorUse& output,
+                              const std::pair<CoreGrid, MatmulBlocking>* fixed) const {
   const Device& d = device_;
+  auto fix = [&](MatmulConfig& m) {
+    if (!fixed) return;
+    m.grid = fixed->first;
+    m.blocking = fixed->second;
+  };
   const double elt = d.fpu_eltwise_cycles_per_tile;
   const double sfpu = d.sfpu_cycles_per_tile;
   const double passes = fidelity_passes(d, options_.fidelity);
@@ -434,6 +499,7 @@ OpEstimate CostModel::op(OpKind kind, const Attrs& attrs, std::span<const Tensor
     m.n = cols;
     if (kind == OpKind::Linear)
       m.epilogue_cycles_per_tile = epilogue_cycles(attrs, inputs.size() > 2);
+    fix(m);
     OpEstimate e = best_grid(m, output);
     if (kind == OpKind::Linear && inputs.size() > 2) {
       double dram = 0, noc = 0, l1 = 0;
@@ -569,6 +635,7 @@ OpEstimate CostModel::op(OpKind kind, const Attrs& attrs, std::span<const Tensor
     m.n = w[0];
     // The bias add and the activation run on each output tile, as a linear's.
     m.epilogue_cycles_per_tile = epilogue_cycles(attrs, inputs.size() > 2);
+    fix(m);
     OpEstimate e = best_grid(m, output);
     for (const TensorUse& in : inputs)
       e.l1_bytes_per_core += l1_bytes_per_core(in.type, in.placement);

@@ -46,11 +46,10 @@ nlohmann::json report_of(const Plan& plan, const egraph::Report* report) {
     o["fidelity"] = std::string(fidelity_name(op.fidelity));
     if (op.blocking) {
       const MatmulBlocking& b = *op.blocking;
-      o["blocking"] = {{"per_core_m", b.per_core_m},
-                       {"per_core_n", b.per_core_n},
-                       {"in0_block_w", b.in0_block_w},
-                       {"out_subblock_h", b.out_subblock_h},
-                       {"out_subblock_w", b.out_subblock_w}};
+      o["blocking"] = {{"per_core_m", b.per_core_m},         {"per_core_n", b.per_core_n},
+                       {"in0_block_w", b.in0_block_w},       {"out_subblock_h", b.out_subblock_h},
+                       {"out_subblock_w", b.out_subblock_w}, {"out_block_h", b.out_block_h},
+                       {"out_block_w", b.out_block_w}};
     }
     o["predicted_us"] = op.predicted_us;
     o["l1_bytes_per_core"] = op.l1_bytes_per_core;
@@ -86,10 +85,13 @@ std::string plan_to_text(const Plan& plan) {
   for (size_t i = 0; i < plan.ops.size(); ++i) {
     const PlannedOp& op = plan.ops[i];
     std::string blocking;
-    if (op.blocking)
-      blocking = fmt::format(" block {}x{} k{} sub {}x{}", op.blocking->per_core_m,
-                             op.blocking->per_core_n, op.blocking->in0_block_w,
-                             op.blocking->out_subblock_h, op.blocking->out_subblock_w);
+    if (op.blocking) {
+      const MatmulBlocking& b = *op.blocking;
+      blocking = fmt::format(" block {}x{} k{} sub {}x{}", b.per_core_m, b.per_core_n,
+                             b.in0_block_w, b.out_subblock_h, b.out_subblock_w);
+      if (b.out_block_h != b.per_core_m || b.out_block_w != b.per_core_n)
+        blocking += fmt::format(" streamed {}x{}", b.out_block_h, b.out_block_w);
+    }
     // A fused activation (linear, conv2d) is part of the op: name it.
     std::string activation;
     if (!op.is_to_layout()) {

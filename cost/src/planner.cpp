@@ -175,26 +175,29 @@ private:
         v = convert(v, dram_tile_placement(), t);
       ins.push_back(v);
     }
-    // A `reads` line: operands go where the op must read them, if they can be there.
-    if (const rewrites::OperandRule* rule = model_.layouts().operand_rule(node.kind); rule && !rows)
-      for (size_t i = 0; i < ins.size(); ++i)
+    // A `reads` line: operands go where the op must read them, if they can be there; two
+    // sharded operands must share one shard spec (seed 001), others go to DRAM. The moves are
+    // planned first and made once the op's placement is chosen, and dropped when the op fits
+    // no placement with them (it then reads its operands where they are).
+    const rewrites::OperandRule* rule = rows ? nullptr : model_.layouts().operand_rule(node.kind);
+    auto moves_for = [&](bool with_reads) {
+      std::vector<std::optional<Placement>> to(ins.size());
+      for (size_t i = 0; i < ins.size() && with_reads && rule; ++i)
         if (!reads_as_stored(node.kind, i) && !accepts(*rule, plan_.values[ins[i]].placement))
-          if (auto to = cheapest_accepted(g_.node(plan_.values[ins[i]].node).type,
-                                          plan_.values[ins[i]].placement, *rule))
-            ins[i] = convert(ins[i], to->first, t);
-    // Two sharded operands must share one shard spec (seed 001); others go to DRAM.
-    std::optional<Placement> shard;
-    for (uint32_t& v : ins) {
-      const Placement& p = plan_.values[v].placement;
-      if (p.memory == MemoryLayout::Interleaved) continue;
-      if (!shard)
-        shard = p;
-      else if (!(p == *shard))
-        v = convert(v, dram_tile_placement(), t);
-    }
-    std::vector<TensorUse> uses;
-    for (uint32_t v : ins)
-      uses.push_back(TensorUse{g_.node(plan_.values[v].node).type, plan_.values[v].placement});
+          if (auto a = cheapest_accepted(g_.node(plan_.values[ins[i]].node).type,
+                                         plan_.values[ins[i]].placement, *rule))
+            to[i] = a->first;
+      std::optional<Placement> shard;
+      for (size_t i = 0; i < ins.size(); ++i) {
+        const Placement p = to[i] ? *to[i] : plan_.values[ins[i]].placement;
+        if (p.memory == MemoryLayout::Interleaved) continue;
+        if (!shard)
+          shard = p;
+        else if (!(p == *shard))
+          to[i] = dram_tile_placement();
+      }
+      return to;
+    };
     std::vector<Placement> cands;
     if (to_dram)
       cands = {dram_tile_placement()};
@@ -206,21 +209,31 @@ private:
     int64_t others = live_others(t, ins);
     std::optional<OpEstimate> best;
     Placement best_p;
-    double best_score = 0;
+    std::vector<std::optional<Placement>> moves;
+    std::vector<TensorUse> uses;
     int64_t least_bytes = std::numeric_limits<int64_t>::max();
-    for (const Placement& p : cands) {
-      OpEstimate e = model_.op(node.kind, node.attrs, uses, TensorUse{node.type, p});
-      least_bytes = std::min(least_bytes, e.l1_bytes_per_core);
-      if (others + e.l1_bytes_per_core > dev_.usable_l1_bytes()) continue;
-      if (e.circular_buffers > dev_.max_circular_buffers) continue;
-      // Rank by the op's time plus what its users will pay to read the result from there
-      // (the model's time of the op itself is what the plan reports).
-      double score = e.us + static_cast<double>(g_.use_count(n)) * read_cost(node.type, p) +
-                     user_conversions(n, p);
-      if (!best || score < best_score - 1e-9) {
-        best = e;
-        best_p = p;
-        best_score = score;
+    for (bool with_reads : {true, false}) {
+      if (!with_reads && (best || !rule)) break;
+      moves = moves_for(with_reads);
+      uses.clear();
+      for (size_t i = 0; i < ins.size(); ++i)
+        uses.push_back(TensorUse{g_.node(plan_.values[ins[i]].node).type,
+                                 moves[i] ? *moves[i] : plan_.values[ins[i]].placement});
+      double best_score = 0;
+      for (const Placement& p : cands) {
+        OpEstimate e = model_.op(node.kind, node.attrs, uses, TensorUse{node.type, p});
+        least_bytes = std::min(least_bytes, e.l1_bytes_per_core);
+        if (others + e.l1_bytes_per_core > dev_.usable_l1_bytes()) continue;
+        if (e.circular_buffers > dev_.max_circular_buffers) continue;
+        // Rank by the op's time plus what its users will pay to read the result from there
+        // (the model's time of the op itself is what the plan reports).
+        double score = e.us + static_cast<double>(g_.use_count(n)) * read_cost(node.type, p) +
+                       user_conversions(n, p);
+        if (!best || score < best_score - 1e-9) {
+          best = e;
+          best_p = p;
+          best_score = score;
+        }
       }
     }
     if (!best) {
@@ -243,6 +256,8 @@ private:
                               value_name(g_, n), op_name(node.kind), least_bytes, dev_.name,
                               dev_.usable_l1_bytes()));
     }
+    for (size_t i = 0; i < ins.size(); ++i)
+      if (moves[i]) ins[i] = convert(ins[i], *moves[i], t);
     uint32_t out = add_value(n, best_p);
     value_of_[n] = out;
     PlannedOp op;
@@ -255,15 +270,21 @@ private:
     op.cores = best->cores;
     op.fidelity = model_.options().fidelity;
     op.blocking = best->blocking;
-    // Z3 picks the grid (unless a sharded result fixes it) and the blocking (matmul_z3.h); it
-    // minimises the model's own estimate, so the predicted time stands.
+    // Z3 picks the grid (unless a sharded result fixes it) and the blocking (matmul_z3.h),
+    // minimising the model's own estimate; the op is estimated again with Z3's choice, so its
+    // time, blocking and account are one record.
     if (best->matmul) {
       bool fixed = best_p.buffer == BufferType::L1 && best_p.memory != MemoryLayout::Interleaved;
       if (std::optional<MatmulChoice> z = choose_matmul_z3(
               *best->matmul, dev_, fixed ? GridFreedom::Fixed : GridFreedom::Free)) {
-        op.grid = z->grid;
-        op.cores = z->grid.cores();
-        op.blocking = z->blocking;
+        OpEstimate e = model_.op_blocked(node.kind, node.attrs, uses, TensorUse{node.type, best_p},
+                                         z->grid, z->blocking);
+        if (others + e.l1_bytes_per_core <= dev_.usable_l1_bytes()) {
+          best = e;
+          op.grid = e.grid;
+          op.cores = e.cores;
+          op.blocking = e.blocking;
+        }
       }
     }
     op.predicted_us = best->us;
@@ -319,7 +340,23 @@ int64_t live_l1_bytes(const Plan& plan, const CostModel& model, size_t index) {
   return bytes;
 }
 
+void require_fits_dram(const Graph& g, const Device& d) {
+  for (NodeId n = 0; n < g.num_nodes(); ++n) {
+    const Node& node = g.node(n);
+    int64_t bytes = std::max(CostModel::tensor_bytes(node.type, Layout::Tile),
+                             CostModel::tensor_bytes(node.type, Layout::RowMajor));
+    if (bytes <= d.dram_bytes) continue;
+    std::string what =
+        node.kind == OpKind::Argument
+            ? fmt::format("argument {}", value_name(g, n))
+            : fmt::format("op {} ({}): its result", value_name(g, n), op_name(node.kind));
+    throw Error(node.loc, fmt::format("{} {} needs {} bytes but device '{}' has {} bytes of DRAM",
+                                      what, node.type.str(), bytes, d.name, d.dram_bytes));
+  }
+}
+
 Plan plan_graph(const Graph& g, const CostModel& model) {
+  require_fits_dram(g, model.device());
   std::set<NodeId> forced_dram;
   for (size_t attempt = 0; attempt <= g.num_nodes(); ++attempt) {
     Attempt a = Planner(g, model, forced_dram).run();

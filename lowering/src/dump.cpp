@@ -63,6 +63,9 @@ std::string params_str(const fb::Op& op) {
                           m->transpose_a(), m->transpose_b(),
                           fb::EnumNameMathFidelity(m->fidelity()), m->per_core_m(), m->per_core_n(),
                           m->in0_block_w(), m->out_subblock_h(), m->out_subblock_w());
+    if (m != nullptr && m->out_block_h() > 0 &&
+        (m->out_block_h() != m->per_core_m() || m->out_block_w() != m->per_core_n()))
+      s += fmt::format(" out_block={}x{}", m->out_block_h(), m->out_block_w());
     if (op.params_type() == fb::OpParams::Linear && op.params_as_Linear()->has_activation())
       s +=
           fmt::format(" activation={}", fb::EnumNameUnaryKind(op.params_as_Linear()->activation()));

@@ -272,6 +272,8 @@ private:
           mm->in0_block_w = op.blocking->in0_block_w;
           mm->out_subblock_h = op.blocking->out_subblock_h;
           mm->out_subblock_w = op.blocking->out_subblock_w;
+          mm->out_block_h = op.blocking->out_block_h;
+          mm->out_block_w = op.blocking->out_block_w;
         }
       }
     }

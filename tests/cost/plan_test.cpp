@@ -90,18 +90,74 @@ TEST(Plan, ArgumentsOnDeviceNeedNoConversion) {
   EXPECT_LT(p.predicted_total_us, plan_mlp("wormhole_b0").plan.predicted_total_us);
 }
 
-TEST(Plan, OpThatFitsNowhereIsNamed) {
+TEST(Plan, OpTooBigForOneBlockStreamsItsOutput) {
+  // The per-core output block of this matmul does not fit the tiny device's L1: the core
+  // computes it in smaller output blocks, and the plan is legal.
   Graph g("main");
   NodeId a = g.add_argument("a", {DType::F32, Shape{32, 1024}});
   NodeId b = g.add_argument("b", {DType::F32, Shape{1024, 1024}});
   g.add_result(g.add_op(OpKind::Matmul, {a, b}));
+  CostModel model(load_device("tiny"));
+  Plan p = plan_graph(g, model);
+  const PlannedOp* mm = nullptr;
+  for (const PlannedOp& op : p.ops)
+    if (op.kind == "matmul") mm = &op;
+  ASSERT_NE(mm, nullptr);
+  ASSERT_TRUE(mm->blocking);
+  const MatmulBlocking& bl = *mm->blocking;
+  EXPECT_LT(bl.out_block_h * bl.out_block_w, bl.per_core_m * bl.per_core_n);
+  EXPECT_EQ(bl.per_core_m % bl.out_block_h, 0);
+  EXPECT_EQ(bl.per_core_n % bl.out_block_w, 0);
+  EXPECT_LE(mm->l1_bytes_per_core, model.device().usable_l1_bytes());
+  EXPECT_THAT(mm->cost.detail, HasSubstr("streamed in"));
+  EXPECT_TRUE(check_legality(p, model).legal);
+}
+
+TEST(Plan, LargeMatmulsPlanOnEveryDevice) {
+  // Shapes an n150 ran (../shared/data/tt/gemm_flops_n150.csv) whose per-core block is
+  // larger than L1 on an 8x8 grid.
+  for (const char* device : {"wormhole_b0", "blackhole_p150"}) {
+    for (auto [m, k, n] : {std::array<int64_t, 3>{8192, 8192, 8192}, {16384, 4096, 16384}}) {
+      Graph g("main");
+      NodeId a = g.add_argument("a", {DType::BF16, Shape{m, k}});
+      NodeId b = g.add_argument("b", {DType::BF16, Shape{k, n}});
+      g.add_result(g.add_op(OpKind::Matmul, {a, b}));
+      CostModel model(load_device(device));
+      Plan p = plan_graph(g, model);
+      EXPECT_TRUE(check_legality(p, model).legal) << device << " " << m;
+      for (const PlannedOp& op : p.ops)
+        EXPECT_LE(op.l1_bytes_per_core, model.device().usable_l1_bytes()) << op.name;
+    }
+  }
+}
+
+TEST(Plan, SmallMatmulKeepsItsWholeOutputBlock) {
+  Graph g("main");
+  NodeId a = g.add_argument("a", {DType::BF16, Shape{256, 512}});
+  NodeId b = g.add_argument("b", {DType::BF16, Shape{512, 256}});
+  g.add_result(g.add_op(OpKind::Matmul, {a, b}));
+  Plan p = plan_graph(g, CostModel(load_device("wormhole_b0")));
+  for (const PlannedOp& op : p.ops) {
+    if (!op.blocking) continue;
+    EXPECT_EQ(op.blocking->out_block_h, op.blocking->per_core_m);
+    EXPECT_EQ(op.blocking->out_block_w, op.blocking->per_core_n);
+  }
+}
+
+TEST(Plan, TensorLargerThanDramIsNamed) {
+  Graph g("main");
+  NodeId b = g.add_argument("b", {DType::F32, Shape{65536, 32}});
+  Attrs at;
+  at.set("transpose_b", true);
+  g.add_result(g.add_op(OpKind::Matmul, {b, b}, at));
   try {
-    plan_graph(g, CostModel(load_device("tiny")));
+    plan_graph(g, CostModel(load_device("wormhole_b0")));
     FAIL();
   } catch (const Error& e) {
-    EXPECT_THAT(e.what(), HasSubstr("op %2 (matmul) needs at least"));
-    EXPECT_THAT(e.what(), HasSubstr("bytes of L1 per core"));
-    EXPECT_THAT(e.what(), HasSubstr("'tiny' has 114688 usable"));
+    // 65536 x 65536 f32 elements: 16 GiB, more than the 12 GiB of DRAM.
+    EXPECT_THAT(e.what(), HasSubstr("op %1 (matmul): its result tensor<65536x65536xf32> needs "
+                                    "17179869184 bytes but device 'wormhole_b0' has "
+                                    "12884901888 bytes of DRAM"));
   }
 }
 

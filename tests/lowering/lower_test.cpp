@@ -3,8 +3,10 @@
 #include "tilesat/graph/diagnostic.h"
 #include "tilesat/lowering/dump.h"
 #include "tilesat/lowering/lower.h"
+#include "tilesat/program/storage.h"
 #include "tilesat/runtime/program.h"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <map>
 
@@ -177,7 +179,8 @@ TEST(Lower, NetworkOpsHaveTheirParameters) {
 TEST(Dump, ShowsDeviceTensorsOpsWorkAndFrees) {
   std::vector<uint8_t> bytes = lower_plan(plan_for(seed_mlp(), {{1, 2}}), test_device(2, 2));
   std::string text = dump_program(*fb::GetProgram(bytes.data()));
-  EXPECT_THAT(text, HasSubstr("program @main v1.1 for test (grid 2x2"));
+  EXPECT_THAT(text, HasSubstr(fmt::format("program @main v1.{} for test (grid 2x2",
+                                          program::kVersionMinor)));
   EXPECT_THAT(text, HasSubstr("tensor<32x128xf32>"));
   EXPECT_THAT(text, HasSubstr("tile l1 Interleaved"));
   EXPECT_THAT(text, HasSubstr("matmul(t5, t6) transpose_a=false transpose_b=true"));

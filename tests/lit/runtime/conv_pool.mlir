@@ -6,7 +6,7 @@
 
 // The program holds the conv2d (bias and relu fused into it) and the pool with their windows.
 // RUN: %tilesat opt %s --device wormhole_b0 --emit program | FileCheck %s --check-prefix=PROG
-// PROG: program @main v1.1 for wormhole_b0
+// PROG: program @main v1.{{[0-9]+}} for wormhole_b0
 // PROG: conv2d(t{{[0-9]+}}, t{{[0-9]+}}, t{{[0-9]+}}) kernel=7x7 stride=2x2 padding=[3,3,3,3] dilation=1x1 groups=1 bias activation=Relu
 // PROG: max_pool2d(t{{[0-9]+}}) Max kernel=3x3 stride=2x2 padding=[1,1,1,1] dilation=1x1
 func.func @main(%x: tensor<1x3x45x45xf32>, %w: tensor<8x3x7x7xf32>, %b: tensor<8xf32>) -> tensor<1x8x12x12xf32> {

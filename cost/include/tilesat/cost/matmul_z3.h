@@ -36,7 +36,9 @@ struct MatmulChoice {
   MatmulBlocking blocking;
 };
 
-/// Z3's grid and blocking for `config` on `device`; nullopt when no blocking fits L1 and DST
+/// Z3's grid and blocking for `config` on `device`, the output block being the whole per-core
+/// block; nullopt when no such blocking fits L1 and DST (the model then streams smaller output
+/// blocks, op_cost.h)
 /// (or Z3 gives up within its time limit), or for a configuration the statement does not cover
 /// (a 1-D multicast, no packer accumulation in L1, a fixed inner block).
 std::optional<MatmulChoice> choose_matmul_z3(const MatmulConfig& config, const Device& device,

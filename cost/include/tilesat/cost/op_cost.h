@@ -23,6 +23,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <utility>
 
 namespace tilesat::cost {
 
@@ -59,14 +60,17 @@ struct MatmulConfig {
   /// The packer accumulates partial sums in L1; without it every inner block after the first
   /// reloads the partial output block into DST and packs it again.
   bool packer_l1_acc = true;
+  /// A blocking chosen elsewhere (Z3, matmul_z3.h) to estimate as it is, on `grid`; unset:
+  /// the model picks the blocking itself.
+  std::optional<MatmulBlocking> blocking;
 };
 
 /// Bytes a matmul reads and writes in DRAM: its operands and result not in L1, whole tiles.
 double matmul_dram_bytes(const MatmulConfig& m);
 /// Bytes of a matmul's circular buffers on one core: in0 and in1 blocks of `in0_block_w` tiles
-/// of K, double-buffered, and the per_core_m x per_core_n output block.
-int64_t matmul_cb_bytes(const MatmulConfig& m, int64_t per_core_m, int64_t per_core_n,
-                        int64_t in0_block_w);
+/// of K, double-buffered, and the out_h x out_w output block (the per-core block, or a
+/// streamed part of it).
+int64_t matmul_cb_bytes(const MatmulConfig& m, int64_t out_h, int64_t out_w, int64_t in0_block_w);
 
 /// The model's account of one op.
 struct OpEstimate {
@@ -107,6 +111,11 @@ public:
   /// kind with no device kernel (arguments, constants: they are not device ops).
   OpEstimate op(OpKind kind, const Attrs& attrs, std::span<const TensorUse> inputs,
                 const TensorUse& output) const;
+  /// The same for a matmul-like op (matmul, linear, conv2d) computed on `grid` with `blocking`
+  /// as given (what Z3 chose), so its time and account describe that blocking.
+  OpEstimate op_blocked(OpKind kind, const Attrs& attrs, std::span<const TensorUse> inputs,
+                        const TensorUse& output, CoreGrid grid,
+                        const MatmulBlocking& blocking) const;
   /// A matmul with explicit configuration (what the accuracy benchmark measures).
   OpEstimate matmul(const MatmulConfig& config) const;
   /// Converting a value of `type` from `from` to `to` (layout, buffer, memory layout).
@@ -133,8 +142,13 @@ private:
   MatmulConfig matmul_config(std::span<const TensorUse> inputs, const TensorUse& output) const;
   /// Cycles per output tile of a fused bias add and `activation` attribute.
   double epilogue_cycles(const Attrs& attrs, bool bias) const;
-  /// `m` on the result's shard grid, or on the best sub-grid of the usable grid.
+  /// `m` on the result's shard grid, or on the best sub-grid of the usable grid (on
+  /// `m.grid` as it is when `m.blocking` is set).
   OpEstimate best_grid(MatmulConfig m, const TensorUse& output) const;
+  /// op() and op_blocked(): `fixed` is the grid and blocking to estimate, or null.
+  OpEstimate op_impl(OpKind kind, const Attrs& attrs, std::span<const TensorUse> inputs,
+                     const TensorUse& output,
+                     const std::pair<CoreGrid, MatmulBlocking>* fixed) const;
 
   Device device_;
   CostOptions options_;

@@ -59,6 +59,11 @@ struct MatmulBlocking {
   int64_t in0_block_w = 1;    // inner-dim tiles per step
   int64_t out_subblock_h = 1; // DST sub-block, h * w <= the DST register tiles
   int64_t out_subblock_w = 1;
+  /// The output block a core accumulates over all of K at a time (divides per_core_m x
+  /// per_core_n, a multiple of the sub-block). Equal to the per-core block when its circular
+  /// buffers fit L1; smaller ones stream: each re-reads its rows of in0 and columns of in1.
+  int64_t out_block_h = 1;
+  int64_t out_block_w = 1;
   friend bool operator==(const MatmulBlocking&, const MatmulBlocking&) = default;
 };
 

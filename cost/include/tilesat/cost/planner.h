@@ -29,4 +29,10 @@ Plan plan_graph(const Graph& g, const CostModel& model);
 /// circular buffers.
 int64_t live_l1_bytes(const Plan& plan, const CostModel& model, size_t index);
 
+/// Throws tilesat::Error, naming the value and both sizes, when a value of `g` (an argument
+/// or an op's result, as a tile or row-major copy) is larger than the device's DRAM: the one
+/// case with no plan (anything smaller streams from DRAM block by block).
+///   require_fits_dram(g, load_device("wormhole_b0"));
+void require_fits_dram(const Graph& g, const Device& device);
+
 } // namespace tilesat::cost

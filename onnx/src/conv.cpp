@@ -161,12 +161,28 @@ void convert_batch_norm(NodeContext& c) {
   if (t.shape.rank() < 2)
     c.fail(fmt::format("expected an input of rank >= 2, got {}", t.shape.rank()));
   int64_t channels = t.shape[1];
-  auto [scale, shift] =
-      bn_affine(c.input_data(1, "scale"), c.input_data(2, "B"), c.input_data(3, "input_mean"),
-                c.input_data(4, "input_var"), c.attr_float("epsilon", 1e-5), channels);
   // [C, 1, ...]: broadcast over the spatial dims.
   Shape s(std::vector<int64_t>(static_cast<size_t>(t.shape.rank() - 1), 1));
   s[0] = channels;
+  if (!(c.input_static(1) && c.input_static(2) && c.input_static(3) && c.input_static(4))) {
+    // Statistics given at run time (a structure-only model's parameters): the same affine
+    // map as graph ops, (x - mean) * scale / sqrt(var + epsilon) + B.
+    auto channel = [&](size_t i) {
+      Value v = c.operand(i);
+      if (b.type(v).shape.numel() != channels)
+        c.fail(fmt::format("expected input {} to have {} elements, got {}", i, channels,
+                           b.type(v).shape.numel()));
+      return b.reshape(v, s.dims());
+    };
+    Value scale = channel(1), bias = channel(2), mean = channel(3), var = channel(4);
+    Value eps = b.scalar(c.attr_float("epsilon", 1e-5), t.dtype);
+    Value factor = b.divide(scale, b.sqrt(b.add(var, eps)));
+    c.set_output(0, b.add(b.multiply(b.subtract(x, mean), factor), bias));
+    return;
+  }
+  auto [scale, shift] =
+      bn_affine(c.input_data(1, "scale"), c.input_data(2, "B"), c.input_data(3, "input_mean"),
+                c.input_data(4, "input_var"), c.attr_float("epsilon", 1e-5), channels);
   Tensor a(TensorType{t.dtype, s, {}}), k(TensorType{t.dtype, s, {}});
   for (int64_t i = 0; i < channels; ++i) {
     a[i] = static_cast<float>(scale[static_cast<size_t>(i)]);

@@ -31,6 +31,10 @@ constexpr std::pair<std::string_view, Converter> kConverters[] = {
     {"Max", convert_binary},
     {"Min", convert_binary},
     {"Clip", convert_clip},
+    {"HardSigmoid", convert_hard_sigmoid},
+    {"HardSwish", convert_hard_sigmoid},
+    {"Mod", convert_mod},
+    {"Not", convert_not},
     {"Identity", convert_identity},
     {"Dropout", convert_identity},
     // Comparisons and selection.
@@ -58,6 +62,9 @@ constexpr std::pair<std::string_view, Converter> kConverters[] = {
     {"Slice", convert_slice},
     {"Gather", convert_gather},
     {"Expand", convert_expand},
+    {"Pad", convert_pad},
+    {"Trilu", convert_trilu},
+    {"ScatterND", convert_scatter_nd},
     // Reductions.
     {"Softmax", convert_softmax},
     {"ReduceMean", convert_reduce},

@@ -47,6 +47,13 @@ void convert_compare(NodeContext& c);
 void convert_where(NodeContext& c);
 // normalization.cpp
 void convert_layer_norm(NodeContext& c);
+// padding_masks.cpp
+void convert_pad(NodeContext& c);
+void convert_trilu(NodeContext& c);
+void convert_hard_sigmoid(NodeContext& c);
+void convert_mod(NodeContext& c);
+void convert_not(NodeContext& c);
+void convert_scatter_nd(NodeContext& c);
 
 /// A host tensor of `elem_type` with the given dims and values.
 HostTensor host(int32_t elem_type, std::vector<int64_t> dims, std::vector<double> values);

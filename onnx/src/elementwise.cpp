@@ -145,12 +145,24 @@ void convert_clip(NodeContext& c) {
 }
 
 void convert_identity(NodeContext& c) {
-  // Dropout at inference is the identity; its mask output is not supported.
-  if (c.node().op_type() == "Dropout" && c.has_input(2) &&
+  // Dropout at inference, or with ratio 0 in any mode, is the identity; its mask output is
+  // not supported.
+  bool no_ratio = c.has_input(1) && c.input_static(1) && c.input(1).data->numel() == 1 &&
+                  c.input(1).data->values.at(0) == 0;
+  if (c.node().op_type() == "Dropout" && c.has_input(2) && !no_ratio &&
       (!c.input_static(2) || c.input(2).data->values.at(0) != 0)) {
-    c.fail("expected 'training_mode' to be false (inference), got true or a runtime value");
+    c.fail("expected 'training_mode' to be false (inference) or 'ratio' 0, got a training "
+           "dropout or runtime values");
   }
   c.forward(0, 0);
+  // The mask of an identity dropout keeps every element.
+  if (c.node().op_type() == "Dropout" && c.num_outputs() > 1 && c.wants_output(1)) {
+    std::vector<int64_t> dims = c.input_shape(0).dims();
+    int64_t n = 1;
+    for (int64_t d : dims) n *= d;
+    c.set_static_output(1, host(::onnx::TensorProto::BOOL, dims,
+                                std::vector<double>(static_cast<size_t>(n), 1.0)));
+  }
 }
 
 } // namespace tilesat::onnx

@@ -20,4 +20,7 @@ egraph::Id conv_with_bias(ApplyContext& c);
 // eltwise_fusion.cpp
 egraph::Id fuse_eltwise(ApplyContext& c);
 
+// unit_dims.cpp
+egraph::Id fold_batch_rows(ApplyContext& c);
+
 } // namespace tilesat::rewrites::appliers

@@ -48,6 +48,11 @@ const std::vector<ApplierDef>& table() {
        "an NCHW conv's [C, 1, 1] or [1, C, 1, 1] bias becomes its [C] bias operand, any other "
        "layout's [1, .., C, ..] bias (C at the channel dim, e.g. NHWC's 1x1x1xC) is used as is",
        appliers::conv_with_bias},
+      {"fold-batch-rows",
+       {P::Tensor, P::Tensor},
+       "(?a, ?b): the matched matmul or linear of a batched ?a by a 2-D ?b as one 2-D product "
+       "of ?a reshaped to rows x K, reshaped back (a bias varying along the last dim only)",
+       appliers::fold_batch_rows},
   };
   return t;
 }

@@ -1,0 +1,57 @@
+// unit_dims.cpp: a batched matmul or linear by a 2-D weight as one 2-D product over the
+// batch folded into rows. torch's export of sequence-first transformer layers gives linears a
+// `128x1x768` operand: as 128 products of one row each, every row pads to a 32-row tile (32x
+// the work and L1); folded, it is one 128x768 by 768xN product.
+#include "applier_impl.h"
+#include "tilesat/rewrites/payload.h"
+
+namespace tilesat::rewrites::appliers {
+
+egraph::Id fold_batch_rows(ApplyContext& c) {
+  egraph::NodeId root = c.root_node();
+  if (root == egraph::kNoId) return egraph::kNoId;
+  const egraph::ENode& node = c.egraph().node(root);
+  std::optional<OpKind> kind = op_of(node.op);
+  if (!kind || (*kind != OpKind::Matmul && *kind != OpKind::Linear)) return egraph::kNoId;
+  const Attrs& attrs = c.analysis().attrs_of(c.egraph(), node);
+  egraph::Id a = c.cls(0), b = c.cls(1);
+  const Shape& as = c.analysis()[a].type.shape;
+  const Shape& bs = c.analysis()[b].type.shape;
+  // Only a with batch dims, read as stored, by a 2-D b shared by every batch.
+  if (as.rank() < 3 || bs.rank() != 2 || attrs.get_or<bool>("transpose_a", false))
+    return egraph::kNoId;
+  int64_t k = as[as.rank() - 1];
+  int64_t rows = as.numel() / std::max<int64_t>(k, 1);
+  if (k == 0) return egraph::kNoId;
+  std::vector<egraph::Id> operands;
+  Attrs to2d;
+  to2d.set("shape", std::vector<int64_t>{rows, k});
+  egraph::Id a2[] = {a};
+  operands.push_back(c.add(OpKind::Reshape, a2, to2d));
+  operands.push_back(b);
+  if (node.children.size() > 2) {
+    // A bias that varies along the last dim only broadcasts to the 2-D product as it did to
+    // the batched one.
+    egraph::Id bias = node.children[2];
+    const Shape& cs = c.analysis()[bias].type.shape;
+    for (int64_t d = 0; d + 1 < cs.rank(); ++d)
+      if (cs[d] != 1) return egraph::kNoId;
+    if (cs.rank() > 2) {
+      Attrs flat;
+      flat.set("shape", std::vector<int64_t>{cs.rank() == 0 ? 1 : cs[cs.rank() - 1]});
+      egraph::Id bs1[] = {bias};
+      bias = c.add(OpKind::Reshape, bs1, flat);
+    }
+    operands.push_back(bias);
+  }
+  for (egraph::Id id : operands)
+    if (id == egraph::kNoId) return egraph::kNoId;
+  egraph::Id product = c.add(*kind, operands, attrs);
+  if (product == egraph::kNoId) return egraph::kNoId;
+  Attrs back;
+  back.set("shape", c.root().type.shape.dims());
+  egraph::Id p[] = {product};
+  return c.if_fits_root(c.add(OpKind::Reshape, p, back));
+}
+
+} // namespace tilesat::rewrites::appliers

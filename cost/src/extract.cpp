@@ -56,13 +56,57 @@ public:
       s.cost.assign(s.variants.size(), kInf);
       s.choice.assign(s.variants.size(), Choice{});
     }
-    // Bellman-Ford style: costs only decrease, so this reaches a fixed point.
+    // Bellman-Ford style: costs only decrease, so this reaches a fixed point. Classes are
+    // visited operands first, so an acyclic e-graph settles in one pass and the second
+    // confirms it (cycles through merged classes take a few more); in id order, a deep model
+    // needed about as many passes as it has layers.
+    std::vector<egraph::Id> order = operands_first();
     for (size_t pass = 0; pass <= eg.num_classes() + 1; ++pass) {
       bool changed = false;
-      for (egraph::Id c : eg.classes())
+      for (egraph::Id c : order)
         for (egraph::NodeId n : eg.eclass(c).nodes) changed |= relax(c, n);
       if (!changed) break;
     }
+  }
+
+  // Every class, each after the classes its e-nodes read (a depth-first post-order; an edge
+  // back into a class on the current path, a cycle, is skipped).
+  std::vector<egraph::Id> operands_first() const {
+    const egraph::EGraph& eg = teg_.egraph;
+    std::vector<egraph::Id> order;
+    std::unordered_map<egraph::Id, uint8_t> mark; // 1: on the path, 2: done
+    struct Frame {
+      egraph::Id cls;
+      std::vector<egraph::Id> children;
+      size_t next = 0;
+    };
+    auto frame = [&](egraph::Id c) {
+      Frame f{c, {}, 0};
+      for (egraph::NodeId n : eg.eclass(c).nodes)
+        for (egraph::Id ch : eg.node(n).children) f.children.push_back(eg.find(ch));
+      return f;
+    };
+    for (egraph::Id root : eg.classes()) {
+      root = eg.find(root);
+      if (mark[root]) continue;
+      std::vector<Frame> stack{frame(root)};
+      mark[root] = 1;
+      while (!stack.empty()) {
+        Frame& f = stack.back();
+        if (f.next < f.children.size()) {
+          egraph::Id ch = f.children[f.next++];
+          if (!mark[ch]) {
+            mark[ch] = 1;
+            stack.push_back(frame(ch));
+          }
+          continue;
+        }
+        mark[f.cls] = 2;
+        order.push_back(f.cls);
+        stack.pop_back();
+      }
+    }
+    return order;
   }
 
   // The cheapest candidate of class `c` counting `extra(placement)` on top of its cost: its

@@ -19,11 +19,6 @@ namespace {
 
 constexpr size_t kForever = std::numeric_limits<size_t>::max();
 
-struct Attempt {
-  std::optional<Plan> plan;
-  std::optional<NodeId> demote; // a node whose result must go to DRAM before retrying
-};
-
 std::string suffix_of(const Placement& p) {
   if (p.layout == Layout::RowMajor) return "row_major";
   return p.buffer == BufferType::DRAM ? "dram" : "l1";
@@ -31,10 +26,12 @@ std::string suffix_of(const Placement& p) {
 
 class Planner {
 public:
-  Planner(const Graph& g, const CostModel& model, const std::set<NodeId>& forced_dram)
-      : g_(g), model_(model), dev_(model.device()), forced_dram_(forced_dram) {}
+  Planner(const Graph& g, const CostModel& model) : g_(g), model_(model), dev_(model.device()) {}
 
-  Attempt run() {
+  // Places every op in order. When an op fits nowhere, the largest L1 value alive there is
+  // moved to DRAM and planning resumes where that value was made: the plan before that point
+  // does not depend on it, so the result is the plan a restart from scratch would give.
+  Plan run() {
     plan_.device = dev_.name;
     plan_.graph = g_;
     std::vector<NodeId> order = g_.topological_order();
@@ -48,15 +45,30 @@ public:
     value_of_.assign(g_.num_nodes(), kNone);
     Placement arg = argument_placement(model_.options().arguments_on_device);
     for (NodeId a : g_.arguments()) value_of_[a] = add_value(a, arg);
+    values_at_.assign(order.size(), 0);
+    ops_at_.assign(order.size(), 0);
     for (size_t t = 0; t < order.size(); ++t) {
       NodeId n = order[t];
       const Node& node = g_.node(n);
+      now_ = t;
+      values_at_[t] = plan_.values.size();
+      ops_at_[t] = plan_.ops.size();
       if (node.kind == OpKind::Argument) continue;
       if (node.kind == OpKind::Constant) {
         value_of_[n] = add_value(n, host_placement());
         continue;
       }
-      if (auto demote = place_op(n, t)) return Attempt{std::nullopt, demote};
+      std::optional<uint32_t> victim = place_op(n, t);
+      if (!victim) continue;
+      // Resume where the value's node was placed (forcing it to DRAM changes that choice) or
+      // where this copy of it was made, whichever is first.
+      NodeId demoted = plan_.values[*victim].node;
+      forced_dram_.insert(demoted);
+      size_t from = std::min(value_made_at_[*victim], position[demoted]);
+      for (size_t p = from; p <= t; ++p)
+        if (g_.node(order[p]).kind != OpKind::Argument) value_of_[order[p]] = kNone;
+      rollback(values_at_[from], ops_at_[from]);
+      t = from - 1; // the loop's ++t resumes at `from` (unsigned: from 0 wraps around to 0)
     }
     for (const GraphResult& r : g_.results()) {
       uint32_t v = value_of_[r.value];
@@ -65,7 +77,7 @@ public:
       plan_.results.push_back(v);
     }
     finish();
-    return Attempt{std::move(plan_), std::nullopt};
+    return std::move(plan_);
   }
 
 private:
@@ -74,17 +86,30 @@ private:
   uint32_t add_value(NodeId node, const Placement& p) {
     plan_.values.push_back(PlannedValue{node, p});
     value_last_use_.push_back(last_use_[node]);
+    value_made_at_.push_back(now_);
+    value_l1_bytes_.push_back(
+        p.buffer == BufferType::L1 ? model_.l1_bytes_per_core(g_.node(node).type, p) : 0);
     return static_cast<uint32_t>(plan_.values.size() - 1);
+  }
+
+  // Forgets the values and ops made after the first `values` and `ops`.
+  void rollback(size_t values, size_t ops) {
+    plan_.values.resize(values);
+    value_last_use_.resize(values);
+    value_made_at_.resize(values);
+    value_l1_bytes_.resize(values);
+    plan_.ops.resize(ops);
+    std::erase_if(conversions_,
+                  [&](const auto& kv) { return kv.first.first >= values || kv.second >= values; });
   }
 
   // L1 bytes per core of values alive at position t other than those in `except`.
   int64_t live_others(size_t t, const std::vector<uint32_t>& except) const {
     int64_t bytes = 0;
     for (uint32_t v = 0; v < plan_.values.size(); ++v) {
-      const PlannedValue& pv = plan_.values[v];
-      if (pv.placement.buffer != BufferType::L1 || value_last_use_[v] < t) continue;
+      if (value_l1_bytes_[v] == 0 || value_last_use_[v] < t) continue;
       if (std::find(except.begin(), except.end(), v) != except.end()) continue;
-      bytes += model_.l1_bytes_per_core(g_.node(pv.node).type, pv.placement);
+      bytes += value_l1_bytes_[v];
     }
     return bytes;
   }
@@ -158,7 +183,8 @@ private:
     return out;
   }
 
-  std::optional<NodeId> place_op(NodeId n, size_t t) {
+  // Places op `n` at position t; when it fits nowhere, returns the L1 value to move to DRAM.
+  std::optional<uint32_t> place_op(NodeId n, size_t t) {
     const Node& node = g_.node(n);
     std::vector<uint32_t> ins;
     // A data-movement op that may produce rows keeps the layout it reads when every operand
@@ -238,14 +264,13 @@ private:
     }
     if (!best) {
       // Free L1: move the largest L1 value alive here to DRAM and try again.
-      std::optional<NodeId> victim;
+      std::optional<uint32_t> victim;
       int64_t victim_bytes = 0;
       for (uint32_t v = 0; v < plan_.values.size(); ++v) {
-        const PlannedValue& pv = plan_.values[v];
-        if (pv.placement.buffer != BufferType::L1 || value_last_use_[v] < t) continue;
-        int64_t b = model_.l1_bytes_per_core(g_.node(pv.node).type, pv.placement);
-        if (b > victim_bytes && !forced_dram_.count(pv.node)) {
-          victim = pv.node;
+        if (value_l1_bytes_[v] == 0 || value_last_use_[v] < t) continue;
+        int64_t b = value_l1_bytes_[v];
+        if (b > victim_bytes && !forced_dram_.count(plan_.values[v].node)) {
+          victim = v;
           victim_bytes = b;
         }
       }
@@ -309,8 +334,14 @@ private:
   const Graph& g_;
   const CostModel& model_;
   const Device& dev_;
-  const std::set<NodeId>& forced_dram_;
+  std::set<NodeId> forced_dram_; // nodes whose results go to DRAM
   Plan plan_;
+  size_t now_ = 0; // the position being planned
+  // Per position of the order: how many values and ops existed before it was planned.
+  std::vector<size_t> values_at_, ops_at_;
+  // Per value: the position it was made at, and its L1 bytes per core (0 in DRAM).
+  std::vector<size_t> value_made_at_;
+  std::vector<int64_t> value_l1_bytes_;
   std::vector<size_t> last_use_;
   std::vector<size_t> value_last_use_;
   std::vector<uint32_t> value_of_;
@@ -357,13 +388,7 @@ void require_fits_dram(const Graph& g, const Device& d) {
 
 Plan plan_graph(const Graph& g, const CostModel& model) {
   require_fits_dram(g, model.device());
-  std::set<NodeId> forced_dram;
-  for (size_t attempt = 0; attempt <= g.num_nodes(); ++attempt) {
-    Attempt a = Planner(g, model, forced_dram).run();
-    if (a.plan) return std::move(*a.plan);
-    forced_dram.insert(*a.demote);
-  }
-  throw InternalError("placement planning did not converge");
+  return Planner(g, model).run();
 }
 
 } // namespace tilesat::cost

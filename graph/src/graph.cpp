@@ -135,9 +135,11 @@ std::vector<NodeId> Graph::users(NodeId id) const {
 }
 
 size_t Graph::use_count(NodeId id) const {
+  // One edge per operand that names `id` (parallel edges for repeated operands), plus uses by
+  // nodes not added yet and by results: the node's degree, not a scan of the graph.
   size_t n = 0;
-  for (const Node& node : nodes_)
-    n += static_cast<size_t>(std::count(node.operands.begin(), node.operands.end(), id));
+  if (bg_ && id < nodes_.size()) n = boost::out_degree(id, bg_->g);
+  for (const auto& [producer, user] : pending_edges_) n += producer == id ? 1 : 0;
   for (const GraphResult& r : results_) n += r.value == id ? 1 : 0;
   return n;
 }

@@ -13,11 +13,13 @@ nodes and parameter inputs. Models already present with the same export settings
 
 The zoo (names say model, batch and sequence):
   torchvision CNNs at batch 1 and 16: resnet50, vgg16, densenet121, efficientnet_b0,
-    convnext_tiny, regnet_y_400mf, shufflenet_v2_x1_0 (224x224, opset 14)
+    convnext_tiny, regnet_y_400mf, shufflenet_v2_x1_0 (224x224, opset 14); resnet50 at batch 2
+    for end-to-end checks
   vit_b_16 at batch 1 and 8, swin_t at batch 1 (opset 14)
   BERT-base (768, 12 heads, FFN 3072) and BERT-Large (1024, 16 heads, FFN 4096) stacks built
     from torch.nn.TransformerEncoderLayer (batch_first=False, as torch 1.13 exports them: the
-    linears see sequence x batch x hidden), at sequence 128 and 384, batch 1 and 8; BERT-Large
+    linears see sequence x batch x hidden), at sequence 128 and 384, batch 1 and 8, and one
+    BERT-base layer (sequence 128, batch 1) for end-to-end checks; BERT-Large
     at 1, 6, 12 and 24 layers (batch 8, sequence 384) for plan time against depth
   gpt2_small: 12 pre-LayerNorm layers (768, 12 heads), causal mask, batch 1, sequence 128
   llama_1b_layer, llama_8b_layer: one Llama-style decoder layer (RMSNorm, rotary embeddings,
@@ -148,6 +150,10 @@ def zoo():
                 models[f"{name}_l{depth}_s{seq}_b{batch}"] = (
                     "bert", lambda h=hidden, n=heads, f=ffn, d=depth: EncoderStack(h, n, f, d),
                     [seq, batch, hidden], "hidden_states", {0: 16, 1: 1})
+    models["resnet50_b2"] = ("cnn", lambda: torchvision.models.resnet50(weights=None),
+                             [2, 3, 224, 224], "input", None)
+    models["bert_base_l1_s128_b1"] = ("bert", lambda: EncoderStack(768, 12, 3072, 1),
+                                      [128, 1, 768], "hidden_states", {0: 16, 1: 1})
     for depth in (1, 6, 12):
         models[f"bert_large_l{depth}_s384_b8"] = (
             "bert", lambda d=depth: EncoderStack(1024, 16, 4096, d), [384, 8, 1024],

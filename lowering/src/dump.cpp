@@ -170,8 +170,17 @@ std::string dump_program(const fb::Program& p, const DumpOptions& options) {
     return out;
   };
   s += "\ninputs:";
-  for (uint32_t i = 0; p.inputs() != nullptr && i < p.inputs()->size(); ++i)
+  for (uint32_t i = 0; p.inputs() != nullptr && i < p.inputs()->size(); ++i) {
     s += fmt::format(" {}=t{}", str(p.inputs()->Get(i)->name()), p.inputs()->Get(i)->tensor());
+    // Stored values: "(stored)" inside the program, "(stored in FILE)" in its weights file.
+    for (uint32_t k = 0; p.input_values() != nullptr && k < p.input_values()->size(); ++k) {
+      const fb::InputValue& v = *p.input_values()->Get(k);
+      if (v.input() != i) continue;
+      s += v.external() && p.weights_file() != nullptr
+               ? fmt::format("(stored in {})", str(p.weights_file()->name()))
+               : "(stored)";
+    }
+  }
   s += "\noutputs:";
   for (uint32_t i = 0; p.outputs() != nullptr && i < p.outputs()->size(); ++i)
     s += fmt::format(" {}=t{}", str(p.outputs()->Get(i)->name()), p.outputs()->Get(i)->tensor());

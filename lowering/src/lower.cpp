@@ -6,6 +6,9 @@
 #include "tilesat/lowering/allocator.h"
 #include "tilesat/program/storage.h"
 
+#include <algorithm>
+#include <boost/crc.hpp>
+#include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
 
@@ -367,6 +370,69 @@ std::vector<uint8_t> lower_plan(const cost::Plan& plan, const DeviceSummary& dev
   flatbuffers::FlatBufferBuilder b;
   b.Finish(fb::Program::Pack(b, &p), fb::ProgramIdentifier());
   return {b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize()};
+}
+
+uint32_t crc32_of(std::span<const uint8_t> bytes) {
+  boost::crc_32_type crc;
+  crc.process_bytes(bytes.data(), bytes.size());
+  return crc.checksum();
+}
+
+LoweredProgram lower_program(const cost::Plan& plan, const DeviceSummary& device,
+                             const LowerOptions& options) {
+  fb::ProgramT p = lower_to_object(plan, device, options);
+  LoweredProgram out;
+  // Stored values, in input order; inline while they fit the limit, else all external.
+  std::vector<std::pair<uint32_t, const Tensor*>> stored;
+  uint64_t bytes = 0;
+  for (uint32_t i = 0; i < p.inputs.size(); ++i) {
+    auto it = options.input_values.find(p.inputs[i]->name);
+    if (it == options.input_values.end()) continue;
+    const fb::TensorT& t = *p.tensors[p.inputs[i]->tensor];
+    if (it->second.shape().dims() != t.shape)
+      throw Error(fmt::format("stored value of input '{}': expected shape {}, got {}",
+                              p.inputs[i]->name, Shape(t.shape).str(), it->second.shape().str()));
+    stored.emplace_back(i, &it->second);
+    bytes += it->second.data().size() * sizeof(float);
+  }
+  for (const auto& [name, value] : options.input_values) {
+    bool used = std::any_of(p.inputs.begin(), p.inputs.end(),
+                            [&](const auto& in) { return in->name == name; });
+    if (!used) throw Error(fmt::format("stored value '{}': the program has no such input", name));
+  }
+  bool external = bytes > options.inline_values_limit;
+  for (const auto& [input, value] : stored) {
+    auto v = std::make_unique<fb::InputValueT>();
+    v->input = input;
+    if (external) {
+      v->external = true;
+      v->file_offset = out.weights.size();
+      v->count = value->data().size();
+      const auto* raw = reinterpret_cast<const uint8_t*>(value->data().data());
+      out.weights.insert(out.weights.end(), raw, raw + value->data().size() * sizeof(float));
+    } else {
+      v->values = value->data();
+    }
+    p.input_values.push_back(std::move(v));
+  }
+  if (external) {
+    p.weights_file = std::make_unique<fb::WeightsFileT>();
+    p.weights_file->name = options.weights_file;
+    p.weights_file->bytes = out.weights.size();
+    p.weights_file->crc32 = crc32_of(out.weights);
+    out.weights_file = options.weights_file;
+  }
+  flatbuffers::FlatBufferBuilder b;
+  b.Finish(fb::Program::Pack(b, &p), fb::ProgramIdentifier());
+  out.program.assign(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
+  return out;
+}
+
+void write_program(const std::string& path, const LoweredProgram& program) {
+  write_program(path, program.program);
+  if (program.weights_file.empty()) return;
+  std::filesystem::path side = std::filesystem::path(path).parent_path() / program.weights_file;
+  write_program(side.string(), program.weights);
 }
 
 void write_program(const std::string& path, const std::vector<uint8_t>& bytes) {

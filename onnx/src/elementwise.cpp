@@ -160,8 +160,8 @@ void convert_identity(NodeContext& c) {
     std::vector<int64_t> dims = c.input_shape(0).dims();
     int64_t n = 1;
     for (int64_t d : dims) n *= d;
-    c.set_static_output(1, host(::onnx::TensorProto::BOOL, dims,
-                                std::vector<double>(static_cast<size_t>(n), 1.0)));
+    c.set_static_output(
+        1, host(::onnx::TensorProto::BOOL, dims, std::vector<double>(static_cast<size_t>(n), 1.0)));
   }
 }
 

@@ -13,6 +13,13 @@ namespace tilesat::runtime::detail {
 /// The elements of an int64 vector. The verifier checks a vector's length word only for
 /// 4-byte alignment, so a damaged file can hold a misaligned int64 vector: copy its bytes
 /// instead of loading its elements (FlatBuffers stores them little-endian, as x86 does).
+/// The length of an optional vector: FlatBuffers leaves an empty vector out of the file, so a
+/// program with no ops (an identity) or no inputs has none.
+template <class T>
+uint32_t count(const flatbuffers::Vector<T>* v) {
+  return v != nullptr ? v->size() : 0;
+}
+
 inline std::vector<int64_t> longs(const flatbuffers::Vector<int64_t>* v) {
   std::vector<int64_t> out;
   if (v != nullptr && v->size() > 0) {

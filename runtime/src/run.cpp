@@ -127,9 +127,9 @@ RunResult Runner::run(std::span<const Tensor> inputs) {
   using Clock = std::chrono::steady_clock;
   const fb::Program& p = program_.fb();
   const std::string& file = program_.name();
-  if (inputs.size() != p.inputs()->size()) {
-    throw Error(
-        fmt::format("{}: expected {} inputs, got {}", file, p.inputs()->size(), inputs.size()));
+  if (inputs.size() != detail::count(p.inputs())) {
+    throw Error(fmt::format("{}: expected {} inputs, got {}", file, detail::count(p.inputs()),
+                            inputs.size()));
   }
   DeviceMemory& mem = *state_->memory;
   RunResult result;
@@ -137,7 +137,7 @@ RunResult Runner::run(std::span<const Tensor> inputs) {
   prof.threads = state_->pool.threads();
   prof.l1_bytes_per_core = p.device()->l1_bytes_per_core();
   auto start = Clock::now();
-  for (uint32_t i = 0; i < p.inputs()->size(); ++i) {
+  for (uint32_t i = 0; i < detail::count(p.inputs()); ++i) {
     const fb::NamedTensor& nt = *p.inputs()->Get(i);
     TensorRef t = detail::tensor_ref(p, nt.tensor());
     if (inputs[i].shape().dims() != t.shape) {
@@ -147,7 +147,7 @@ RunResult Runner::run(std::span<const Tensor> inputs) {
     }
     detail::write_logical(mem, t, inputs[i].data());
   }
-  for (uint32_t pos = 0; pos < p.execution_order()->size(); ++pos) {
+  for (uint32_t pos = 0; pos < detail::count(p.execution_order()); ++pos) {
     const fb::Op& op = *p.ops()->Get(p.execution_order()->Get(pos));
     auto t0 = Clock::now();
     OpContext ctx{p, op, mem, state_->pool, {}, detail::tensor_ref(p, op.output())};

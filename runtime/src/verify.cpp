@@ -5,6 +5,9 @@
 #include "verify_nn.h"
 
 #include <algorithm>
+#include <boost/crc.hpp>
+#include <cstring>
+#include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
 #include <iterator>
@@ -42,6 +45,36 @@ struct Checker {
             fmt::format("expected cores inside the {}x{} grid, got rows [{}, {}) cols [{}, {})",
                         grid_rows, grid_cols, c->row_begin(), c->row_end(), c->col_begin(),
                         c->col_end()));
+  }
+
+  // Stored input values: each for a distinct input, as many floats as the input has elements,
+  // external ones inside the weights file.
+  void input_values() {
+    if (p.input_values() == nullptr) return;
+    uint32_t n_inputs = p.inputs() != nullptr ? p.inputs()->size() : 0;
+    std::vector<bool> seen(n_inputs, false);
+    const fb::WeightsFile* wf = p.weights_file();
+    for (uint32_t i = 0; i < p.input_values()->size(); ++i) {
+      std::string where = fmt::format("input_values[{}]", i);
+      const fb::InputValue& v = *p.input_values()->Get(i);
+      require(v.input() < n_inputs && !seen[v.input()], where,
+              fmt::format("expected a distinct input index below {}, got {}", n_inputs, v.input()));
+      seen[v.input()] = true;
+      int64_t n = numel(tensor_shape(p.inputs()->Get(v.input())->tensor()));
+      if (!v.external()) {
+        int64_t got = v.values() != nullptr ? static_cast<int64_t>(v.values()->size()) : 0;
+        require(got == n, where, fmt::format("expected {} values, got {}", n, got));
+        continue;
+      }
+      require(wf != nullptr && wf->name() != nullptr, where,
+              "expected a weights file for an external value, got none");
+      require(static_cast<int64_t>(v.count()) == n, where,
+              fmt::format("expected {} values, got {}", n, v.count()));
+      require(v.file_offset() <= wf->bytes() && v.count() <= (wf->bytes() - v.file_offset()) / 4,
+              where,
+              fmt::format("expected values inside the {}-byte weights file, got {} floats at {}",
+                          wf->bytes(), v.count(), v.file_offset()));
+    }
   }
 
   void device() {
@@ -405,16 +438,16 @@ struct Checker {
   }
 
   void ops() {
-    require(p.ops() != nullptr && p.execution_order() != nullptr, "ops",
-            "expected ops and an execution order");
-    uint32_t n_ops = p.ops()->size();
-    uint32_t n_tensors = p.tensors()->size();
-    require(p.execution_order()->size() == n_ops, "execution_order",
-            fmt::format("expected {} entries, got {}", n_ops, p.execution_order()->size()));
+    // A program may have no ops (its outputs are inputs) and no inputs (constants only), but
+    // it has outputs.
+    uint32_t n_ops = detail::count(p.ops());
+    uint32_t n_tensors = detail::count(p.tensors());
+    require(detail::count(p.execution_order()) == n_ops, "execution_order",
+            fmt::format("expected {} entries, got {}", n_ops, detail::count(p.execution_order())));
     std::vector<bool> ran(n_ops, false);
     std::vector<bool> defined(n_tensors, false);
-    require(p.inputs() != nullptr && p.outputs() != nullptr, "", "expected inputs and outputs");
-    for (uint32_t i = 0; i < p.inputs()->size(); ++i) {
+    require(detail::count(p.outputs()) > 0, "outputs", "expected at least one output, got none");
+    for (uint32_t i = 0; i < detail::count(p.inputs()); ++i) {
       const fb::NamedTensor* t = p.inputs()->Get(i);
       require(t->tensor() < n_tensors && !defined[t->tensor()] && t->name() != nullptr,
               fmt::format("inputs[{}]", i), "expected a name and a distinct tensor index");
@@ -560,15 +593,63 @@ Program Program::parse(std::vector<uint8_t> bytes, std::string name) {
   c.tensors();
   c.ops();
   c.overlap();
+  c.input_values();
   return Program(std::move(bytes), std::move(name));
 }
 
-Program Program::load(const std::string& path) {
+namespace {
+
+std::vector<uint8_t> read_file(const std::string& path, const std::string& what) {
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(path + ": cannot open the program file");
-  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
-                             std::istreambuf_iterator<char>());
-  return parse(std::move(bytes), path);
+  if (!in) throw Error(fmt::format("{}: cannot open the {}", path, what));
+  return std::vector<uint8_t>((std::istreambuf_iterator<char>(in)),
+                              std::istreambuf_iterator<char>());
+}
+
+} // namespace
+
+Program Program::load(const std::string& path) {
+  Program prog = parse(read_file(path, "program file"), path);
+  if (const fb::WeightsFile* wf = prog.fb().weights_file()) {
+    require_name(wf, path);
+    std::string side = (std::filesystem::path(path).parent_path() / wf->name()->str()).string();
+    std::vector<uint8_t> w = read_file(side, fmt::format("weights file of {}", path));
+    if (w.size() != wf->bytes())
+      throw Error(fmt::format("{}: expected {} bytes (as {} records), got {}", side, wf->bytes(),
+                              path, w.size()));
+    boost::crc_32_type crc;
+    crc.process_bytes(w.data(), w.size());
+    if (crc.checksum() != wf->crc32())
+      throw Error(fmt::format("{}: CRC-32 {:08x} does not match the {:08x} that {} records (the "
+                              "file is corrupt or belongs to another program)",
+                              side, crc.checksum(), wf->crc32(), path));
+    prog.weights_ = std::move(w);
+  }
+  return prog;
+}
+
+void Program::require_name(const fb::WeightsFile* wf, const std::string& path) {
+  if (wf->name() == nullptr || wf->name()->str().empty() ||
+      wf->name()->str().find('/') != std::string::npos)
+    throw Error(
+        fmt::format("{}: weights_file: expected a file name in the program's directory", path));
+}
+
+std::optional<std::vector<float>> Program::stored_value(uint32_t input) const {
+  const fb::Program& p = fb();
+  if (p.input_values() == nullptr) return std::nullopt;
+  for (const fb::InputValue* v : *p.input_values()) {
+    if (v->input() != input) continue;
+    if (!v->external()) return std::vector<float>(v->values()->begin(), v->values()->end());
+    if (weights_.empty() && v->count() > 0)
+      throw Error(fmt::format("{}: input {} is stored in the weights file, which is read only "
+                              "when the program is loaded from a file",
+                              name_, input));
+    std::vector<float> out(v->count());
+    std::memcpy(out.data(), weights_.data() + v->file_offset(), v->count() * sizeof(float));
+    return out;
+  }
+  return std::nullopt;
 }
 
 } // namespace tilesat::runtime

@@ -60,7 +60,8 @@ int run_check(const Options& o) {
   for (size_t i = 0; i < source.arguments().size(); ++i)
     arg_index.emplace(source.node(source.arguments()[i]).name, i);
   std::vector<Tensor> inputs;
-  for (const fb::NamedTensor* in : *program.fb().inputs()) {
+  for (uint32_t i = 0; program.fb().inputs() != nullptr && i < program.fb().inputs()->size(); ++i) {
+    const fb::NamedTensor* in = program.fb().inputs()->Get(i);
     auto it = arg_index.find(in->name()->str());
     if (it == arg_index.end())
       throw InternalError(fmt::format("program input '{}' is no argument of @{}", in->name()->str(),

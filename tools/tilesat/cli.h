@@ -49,9 +49,10 @@ struct Options {
   // opt: seconds of exact (Z3) extraction; devices: names or files to describe.
   std::optional<double> extract_time_limit;
   std::vector<std::string> device_names;
-  std::string profile_file;        // run: where the JSON profile goes
-  std::optional<unsigned> threads; // run: host threads for the device's cores
-  std::string program_file;        // opt --emit program: where the program goes
+  std::string profile_file;                    // run: where the JSON profile goes
+  std::optional<unsigned> threads;             // run: host threads for the device's cores
+  std::string program_file;                    // opt --emit program: where the program goes
+  uint64_t inline_weights_limit = 64ull << 20; // opt -o: stored weights inside the program
 };
 
 /// One verb: its name, a one-line summary, and what runs it (returns the exit code).
@@ -96,6 +97,11 @@ egraph::RunnerConfig runner_config(const Options& o);
 /// values go to `weights` when given), else TTIR or StableHLO text ("-" is standard input).
 SourceFile load_input(const std::string& path,
                       std::map<std::string, Tensor, std::less<>>* weights = nullptr);
+
+/// A value's name as a file name stem: characters other than letters, digits and `_.$-`
+/// become `_` (an ONNX name such as `onnx::Conv_538` gives `onnx__Conv_538`, as the importer
+/// names the argument). `run` writes `<stem>.npy` per output and matches `--input NAME=` by it.
+std::string file_stem(std::string_view name);
 
 /// Writes `text` to `path` ("-" is standard output); throws tilesat::Error when it cannot.
 void write_text(const std::string& path, const std::string& text);

@@ -174,7 +174,12 @@ const Flag kFlags[] = {
     {"opt",
      [](CLI::App& a, Options& o) {
        a.add_option("-o,--output", o.program_file,
-                    "with --emit program: write the device program (.tsprog) to this file");
+                    "write the device program (.tsprog) to this file (implies --emit program) "
+                    "with the model's weights, and print one summary line");
+       a.add_option("--inline-weights-limit", o.inline_weights_limit,
+                    "bytes of stored weights kept inside the program; beyond it they all go to "
+                    "FILE.weights beside it")
+           ->capture_default_str();
      }},
 };
 

@@ -24,6 +24,17 @@ SourceFile load_input(const std::string& path,
   return file;
 }
 
+std::string file_stem(std::string_view name) {
+  std::string s;
+  for (char c : name) {
+    bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                c == '_' || c == '.' || c == '$' || c == '-';
+    s.push_back(keep ? c : '_');
+  }
+  if (s.empty() || s[0] == '.' || s[0] == '-') s.insert(s.begin(), '_');
+  return s;
+}
+
 void write_text(const std::string& path, const std::string& text) {
   if (path == "-") {
     std::cout << text;

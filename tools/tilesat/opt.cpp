@@ -57,9 +57,10 @@ int run_opt(const Options& o) {
   rewrites::OptimizeOptions options;
   options.runner = runner_config(o);
   options.explain = o.explain;
-  SourceFile file = load_input(o.input);
-  if (!o.device.empty() || o.emit != "ttir" || !o.report_file.empty())
-    return run_opt_plan(o, rules, options.runner, file);
+  std::map<std::string, Tensor, std::less<>> weights; // an ONNX model's initializers
+  SourceFile file = load_input(o.input, &weights);
+  if (!o.device.empty() || o.emit != "ttir" || !o.report_file.empty() || !o.program_file.empty())
+    return run_opt_plan(o, rules, options.runner, file, weights);
   for (Module& m : file.modules) {
     for (Graph& g : m.functions) {
       rewrites::OptimizeResult r = rewrites::optimize(g, rules.rewrites, options);

@@ -9,12 +9,19 @@
 #include "tilesat/lowering/dump.h"
 #include "tilesat/lowering/lower.h"
 
+#include <filesystem>
 #include <fmt/format.h>
 
 namespace tilesat::cli {
 
 int run_opt_plan(const Options& o, const SelectedRules& rules, const egraph::RunnerConfig& runner,
-                 SourceFile& file) {
+                 SourceFile& file, const std::map<std::string, Tensor, std::less<>>& weights) {
+  // -o FILE writes a program: it implies --emit program (an explicit other form is an error).
+  std::string emit = !o.program_file.empty() && o.emit == "ttir" ? "program" : o.emit;
+  if (!o.program_file.empty() && o.program_file == o.report_file)
+    throw Error(fmt::format("-o {} and --report {}: the program and the report would overwrite "
+                            "each other",
+                            o.program_file, o.report_file));
   cost::CostOptions copts;
   copts.fidelity = cost::parse_fidelity(o.math_fidelity);
   copts.layouts = rules.layouts;
@@ -36,23 +43,47 @@ int run_opt_plan(const Options& o, const SelectedRules& rules, const egraph::Run
       if (o.stats) fmt::print(stderr, "// @{}\n{}", g.name(), results.back().report.to_table());
     }
   }
-  if (!o.program_file.empty() && (o.emit != "program" || results.size() != 1)) {
-    throw Error(fmt::format("-o {}: a program is written for --emit program of a file with one "
-                            "function (this one has {})",
+  if (!o.program_file.empty() && emit != "program")
+    throw Error(fmt::format("-o {}: a program is written for --emit program, not --emit {}",
+                            o.program_file, emit));
+  if (!o.program_file.empty() && results.size() != 1)
+    throw Error(fmt::format("-o {}: a program holds one function (this file has {})",
                             o.program_file, results.size()));
-  }
   std::vector<cost::Plan> plans;
   for (const cost::DevicePlanResult& r : results) plans.push_back(r.plan);
   std::string out;
-  if (o.emit == "ttnn") {
+  if (emit == "ttnn") {
     out = cost::emit_ttnn(file, plans);
-  } else if (o.emit == "plan") {
+  } else if (emit == "plan") {
     for (const cost::Plan& plan : plans) out += cost::plan_to_text(plan);
-  } else if (o.emit == "program") {
+  } else if (emit == "program") {
     for (const cost::Plan& plan : plans) {
-      std::vector<uint8_t> bytes = lowering::lower_plan(plan, lowering::DeviceSummary::of(device));
-      out += lowering::dump_program(*fb::GetProgram(bytes.data()));
-      if (!o.program_file.empty()) lowering::write_program(o.program_file, bytes);
+      // The model's own weights travel with the program.
+      lowering::LowerOptions lopts;
+      lopts.inline_values_limit = o.inline_weights_limit;
+      for (NodeId a : plan.graph.arguments()) {
+        const Node& n = plan.graph.node(a);
+        if (auto w = weights.find(n.name); w != weights.end()) lopts.input_values.emplace(*w);
+      }
+      if (!o.program_file.empty())
+        lopts.weights_file = std::filesystem::path(o.program_file).filename().string() + ".weights";
+      lowering::LoweredProgram lp =
+          lowering::lower_program(plan, lowering::DeviceSummary::of(device), lopts);
+      if (o.program_file.empty()) {
+        out += lowering::dump_program(*fb::GetProgram(lp.program.data()));
+        continue;
+      }
+      lowering::write_program(o.program_file, lp);
+      const fb::Program& p = *fb::GetProgram(lp.program.data());
+      out += fmt::format("wrote {}: @{} for {}, {} ops, {} inputs ({} with stored values{}), "
+                         "{:.2f} us predicted\n",
+                         o.program_file, plan.graph.name(), device.name,
+                         p.ops() != nullptr ? p.ops()->size() : 0,
+                         p.inputs() != nullptr ? p.inputs()->size() : 0, lopts.input_values.size(),
+                         lp.weights_file.empty()
+                             ? ""
+                             : fmt::format(", {} bytes in {}", lp.weights.size(), lp.weights_file),
+                         plan.predicted_total_us);
     }
   } else {
     size_t i = 0;

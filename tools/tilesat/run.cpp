@@ -3,7 +3,8 @@
 //
 // Inputs come from `--input NAME=FILE.npy` or, with `--random-inputs SEED`, are drawn as
 // `tilesat eval` draws arguments (drawn values are written to the output dir so the run can
-// be repeated); results go to the output dir as result<i>.npy, the profile to `--profile`.
+// be repeated); inputs with values stored in the program (a model's weights) need neither;
+// results go to the output dir as <output name>.npy (file_stem), the profile to `--profile`.
 #include "tilesat/runtime/run.h"
 
 #include "cli.h"
@@ -17,10 +18,16 @@
 namespace tilesat::cli {
 namespace {
 
+// The program's inputs (FlatBuffers leaves an empty list out: a program with no inputs).
+std::vector<const fb::NamedTensor*> inputs_of(const fb::Program& p) {
+  if (p.inputs() == nullptr) return {};
+  return {p.inputs()->begin(), p.inputs()->end()};
+}
+
 std::map<std::string, std::string> input_files(const Options& o, const fb::Program& p) {
   std::map<std::string, std::string> files;
   std::string names;
-  for (const fb::NamedTensor* in : *p.inputs())
+  for (const fb::NamedTensor* in : inputs_of(p))
     names += (names.empty() ? "" : ", ") + in->name()->str();
   for (const std::string& spec : o.inputs) {
     size_t eq = spec.find('=');
@@ -28,8 +35,17 @@ std::map<std::string, std::string> input_files(const Options& o, const fb::Progr
       throw Error(fmt::format("--input '{}': expected NAME=FILE.npy", spec));
     std::string name = spec.substr(0, eq);
     if (name.starts_with('%')) name.erase(0, 1);
+    // The model's spelling of a name (onnx::Conv_538) names the input it was imported as
+    // (onnx__Conv_538): the same mapping as file names.
     bool known = false;
-    for (const fb::NamedTensor* in : *p.inputs()) known = known || in->name()->str() == name;
+    for (const fb::NamedTensor* in : inputs_of(p)) known = known || in->name()->str() == name;
+    if (!known)
+      for (const fb::NamedTensor* in : inputs_of(p))
+        if (file_stem(in->name()->str()) == file_stem(name)) {
+          name = in->name()->str();
+          known = true;
+          break;
+        }
     if (!known)
       throw Error(fmt::format("--input '{}': the program has no input '{}' (its inputs: {})", spec,
                               name, names));
@@ -37,6 +53,16 @@ std::map<std::string, std::string> input_files(const Options& o, const fb::Progr
       throw Error(fmt::format("--input: input '{}' is given twice", name));
   }
   return files;
+}
+
+// Output i's file name stem: its name as a file name; two outputs whose names map alike are
+// told apart by their index.
+std::string output_stem(const fb::Program& p, size_t i) {
+  std::string stem = file_stem(p.outputs()->Get(static_cast<uint32_t>(i))->name()->str());
+  for (size_t j = 0; j < p.outputs()->size(); ++j)
+    if (j != i && file_stem(p.outputs()->Get(static_cast<uint32_t>(j))->name()->str()) == stem)
+      return fmt::format("{}.{}", stem, i);
+  return stem;
 }
 
 } // namespace
@@ -47,7 +73,7 @@ int run_run(const Options& o) {
   std::map<std::string, std::string> files = input_files(o, p);
   // Drawn inputs: the arguments of a graph with the program's inputs, as `eval` draws them.
   Graph shell("inputs");
-  for (const fb::NamedTensor* in : *p.inputs()) {
+  for (const fb::NamedTensor* in : inputs_of(p)) {
     const fb::Tensor& t = *p.tensors()->Get(in->tensor());
     std::vector<int64_t> dims;
     if (t.shape() != nullptr) dims.assign(t.shape()->begin(), t.shape()->end());
@@ -66,6 +92,10 @@ int run_run(const Options& o) {
         throw Error(fmt::format("--input {}={}: expected shape {}, got {}", a.name, it->second,
                                 a.type.shape.str(), t.shape().str()));
       inputs.push_back(std::move(t));
+    } else if (std::optional<std::vector<float>> stored =
+                   program.stored_value(static_cast<uint32_t>(i))) {
+      // A value stored with the program (a model's weight).
+      inputs.emplace_back(a.type, std::move(*stored));
     } else if (o.random_seed) {
       inputs.push_back(drawn[i]);
       drawn_index.push_back(i);
@@ -83,9 +113,10 @@ int run_run(const Options& o) {
     if (ec) throw Error(fmt::format("cannot create '{}': {}", o.output_dir, ec.message()));
     std::filesystem::path dir(o.output_dir);
     for (size_t i = 0; i < result.outputs.size(); ++i)
-      write_npy((dir / fmt::format("result{}.npy", i)).string(), result.outputs[i]);
+      write_npy((dir / (output_stem(p, i) + ".npy")).string(), result.outputs[i]);
     for (size_t i : drawn_index)
-      write_npy((dir / (shell.node(shell.arguments()[i]).name + ".npy")).string(), inputs[i]);
+      write_npy((dir / (file_stem(shell.node(shell.arguments()[i]).name) + ".npy")).string(),
+                inputs[i]);
   }
   const runtime::Profile& prof = result.profile;
   std::string summary =
@@ -95,9 +126,10 @@ int run_run(const Options& o) {
                   o.input, prof.ops.size(), p.device()->name()->str(), prof.host_total_us,
                   prof.device_total_us, prof.l1_high_water, prof.l1_bytes_per_core);
   for (size_t i = 0; i < result.outputs.size(); ++i) {
-    summary += fmt::format("  {} = result{}: {}\n",
-                           p.outputs()->Get(static_cast<uint32_t>(i))->name()->str(), i,
-                           result.outputs[i].type().str());
+    summary +=
+        fmt::format("  {}: {}{}\n", p.outputs()->Get(static_cast<uint32_t>(i))->name()->str(),
+                    result.outputs[i].type().str(),
+                    o.output_dir.empty() ? "" : fmt::format(" -> {}.npy", output_stem(p, i)));
   }
   if (o.profile_file == "-") {
     fmt::print("{}", runtime::profile_json(prof));

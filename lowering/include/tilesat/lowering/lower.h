@@ -17,11 +17,14 @@
 
 #include "program_generated.h"
 #include "tilesat/cost/plan.h"
+#include "tilesat/graph/tensor.h"
 #include "tilesat/lowering/device_summary.h"
 #include "tilesat/lowering/partition.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -33,6 +36,25 @@ struct LowerOptions {
   std::optional<Partition> partition;
   /// Address alignment of buffers, in bytes (a choice of this model: cache lines).
   uint64_t alignment = 64;
+  /// Values stored with the program for the inputs of these names (a model's weights); each
+  /// must have its input's shape. Other inputs are given when the program runs.
+  std::map<std::string, Tensor, std::less<>> input_values;
+  /// Stored values up to this many bytes in all go inside the program; beyond it, every stored
+  /// value goes to the weights file.
+  uint64_t inline_values_limit = 64ull << 20;
+  /// The weights file's name as the program records it (relative to the program's directory).
+  std::string weights_file = "weights.bin";
+};
+
+/// A program and, when some input values do not fit inside it, its weights file.
+///
+///   LoweredProgram lp = lower_program(plan, dev, {.input_values = weights,
+///                                                 .weights_file = "mlp.tsprog.weights"});
+///   write_program("mlp.tsprog", lp);   // and mlp.tsprog.weights beside it when needed
+struct LoweredProgram {
+  std::vector<uint8_t> program;
+  std::vector<uint8_t> weights; // empty: no weights file
+  std::string weights_file;
 };
 
 /// The program as FlatBuffers' object tree (before serialization).
@@ -41,7 +63,14 @@ fb::ProgramT lower_to_object(const cost::Plan& plan, const DeviceSummary& device
 /// The serialized program.
 std::vector<uint8_t> lower_plan(const cost::Plan& plan, const DeviceSummary& device,
                                 const LowerOptions& options = {});
+/// The serialized program with stored input values (LowerOptions::input_values).
+LoweredProgram lower_program(const cost::Plan& plan, const DeviceSummary& device,
+                             const LowerOptions& options = {});
 /// Writes program bytes to a file; throws tilesat::Error naming the file on failure.
 void write_program(const std::string& path, const std::vector<uint8_t>& bytes);
+/// Writes the program to `path` and its weights file, if any, beside it (same directory).
+void write_program(const std::string& path, const LoweredProgram& program);
+/// CRC-32 (the zlib polynomial) of `bytes`: the weights file's check.
+uint32_t crc32_of(std::span<const uint8_t> bytes);
 
 } // namespace tilesat::lowering

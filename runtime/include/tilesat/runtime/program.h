@@ -10,11 +10,17 @@
 //   Program p = Program::load("mlp.tsprog");
 //   p.fb().ops()->size();                 // the flatbuffers view, safe to walk
 //   Program q = Program::parse(bytes, "in-memory");
+//   p.stored_value(1);                    // a weight stored with the program, if any
+//
+// A program may carry the values of some inputs (a model's weights): inline, or in a weights
+// file beside the program that load() reads and checks against the size and CRC-32 the
+// program records.
 #pragma once
 
 #include "program_generated.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,11 +37,18 @@ public:
   const std::string& name() const { return name_; }
   const std::vector<uint8_t>& bytes() const { return bytes_; }
 
+  /// The value stored with the program for input `input` (an index into fb().inputs()), in
+  /// row-major order, or nullopt when it has none (it is given when the program runs). A value
+  /// in the weights file is read from the file load() checked (size and CRC-32).
+  std::optional<std::vector<float>> stored_value(uint32_t input) const;
+
 private:
   Program(std::vector<uint8_t> bytes, std::string name)
       : bytes_(std::move(bytes)), name_(std::move(name)) {}
+  static void require_name(const fb::WeightsFile* wf, const std::string& path);
   std::vector<uint8_t> bytes_;
   std::string name_;
+  std::vector<uint8_t> weights_; // the weights file, when the program names one
 };
 
 /// Limits the runtime's CPU model accepts (programs beyond them are rejected when loaded).

@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""Deployable programs from torch models with their weights.
+
+usage: deploy_test.py TILESAT WORK_DIR
+
+For each model (an MLP, a small CNN with convolution, batch normalization and pooling, a small
+transformer encoder layer), exports it from torch with its weights (ONNX initializers), then
+  tilesat opt M.onnx --device wormhole_b0 -o M.tsprog      (weights stored in the program)
+  tilesat run M.tsprog --input NAME=X.npy --output-dir OUT  (only the model's real input)
+and compares OUT/<output name>.npy with torch's output: normwise relative error at most 1e-5
+(f32). The CNN is also written with a small --inline-weights-limit, so its weights go to the
+side file. Exits 77 (ctest's skip) when torch is not installed, 1 on any mismatch.
+Needs Debian's python3-torch and python3-onnx; run with /usr/bin/python3.
+"""
+import os
+import subprocess
+import sys
+
+try:
+    import numpy as np
+    import torch
+    from torch import nn
+except ImportError:
+    print("deploy_test.py: torch is not installed (apt-get install python3-torch python3-onnx)")
+    sys.exit(77)
+
+
+class SmallCnn(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, padding=1)
+        self.bn = nn.BatchNorm2d(8)
+        self.pool = nn.MaxPool2d(2)
+        self.fc = nn.Linear(8 * 8 * 8, 10)
+
+    def forward(self, x):
+        y = self.pool(torch.relu(self.bn(self.conv(x))))
+        return self.fc(y.flatten(1))
+
+
+def models():
+    torch.manual_seed(0)
+    cnn = SmallCnn()
+    with torch.no_grad():  # distinct statistics, so the folded BatchNorm is not the identity
+        cnn.bn.running_mean.uniform_(-0.5, 0.5)
+        cnn.bn.running_var.uniform_(0.5, 2.0)
+    encoder = nn.TransformerEncoderLayer(64, 4, 128, dropout=0.0, batch_first=True)
+    return {
+        "mlp": (nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 10)), [8, 64]),
+        "cnn": (cnn, [2, 3, 16, 16]),
+        "encoder": (encoder, [2, 32, 64]),
+    }
+
+
+def run(cmd):
+    p = subprocess.run(cmd, capture_output=True, text=True)
+    if p.returncode != 0:
+        print(f"FAILED: {' '.join(cmd)}\n{p.stdout}{p.stderr}")
+        return None
+    return p.stdout
+
+
+def main():
+    tilesat, work = sys.argv[1], sys.argv[2]
+    os.makedirs(work, exist_ok=True)
+    failures = 0
+    for name, (module, shape) in models().items():
+        module.eval()
+        x = torch.randn(*shape)
+        path = os.path.join(work, name + ".onnx")
+        torch.onnx.export(module, (x,), path, input_names=["x"], output_names=["y.out"],
+                          opset_version=14)
+        with torch.no_grad():
+            want = module(x).numpy().astype(np.float64)
+        np.save(os.path.join(work, name + ".x.npy"), x.numpy())
+        for limit in ([None, "64"] if name == "cnn" else [None]):
+            prog = os.path.join(work, f"{name}{'' if limit is None else '.side'}.tsprog")
+            cmd = [tilesat, "opt", path, "--device", "wormhole_b0", "-o", prog]
+            if limit is not None:
+                cmd += ["--inline-weights-limit", limit]
+            summary = run(cmd)
+            out = os.path.join(work, os.path.basename(prog) + ".out")
+            ran = summary is not None and run(
+                [tilesat, "run", prog, "--input", "x=" + os.path.join(work, name + ".x.npy"),
+                 "--output-dir", out])
+            if not ran:
+                failures += 1
+                continue
+            if limit is not None and not os.path.exists(prog + ".weights"):
+                print(f"{name}: expected the weights in {prog}.weights")
+                failures += 1
+            # The output is written under its name as a file name ("y.out" -> y.out.npy).
+            got = np.load(os.path.join(out, "y.out.npy")).astype(np.float64)
+            err = np.linalg.norm(got - want) / max(np.linalg.norm(want), 1e-30)
+            ok = got.shape == want.shape and err <= 1e-5
+            failures += not ok
+            print(f"{name}{'' if limit is None else ' (weights file)'}: {summary.strip()}; "
+                  f"normwise relative error {err:.2e} {'ok' if ok else 'MISMATCH'}")
+    print(f"{failures} failure(s)")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,4 +1,4 @@
-// allocator.cpp: first-fit allocation over lifetimes, and the overlap check.
+// allocator.cpp: first-fit allocation over lifetimes (in a few orders), and the overlap check.
 #include "tilesat/lowering/allocator.h"
 
 #include "tilesat/graph/diagnostic.h"
@@ -9,13 +9,13 @@
 
 namespace tilesat::lowering {
 
-std::vector<uint64_t> allocate_buffers(const std::vector<BufferRequest>& requests,
-                                       uint64_t capacity, uint64_t alignment,
-                                       const std::string& memory_name) {
-  std::vector<size_t> order(requests.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return requests[a].bytes > requests[b].bytes; });
+namespace {
+
+// First fit of the requests in `order`: each at the lowest aligned address clear of the placed
+// buffers it conflicts with.
+std::vector<uint64_t> first_fit(const std::vector<BufferRequest>& requests,
+                                const std::vector<size_t>& order, uint64_t capacity,
+                                uint64_t alignment, const std::string& memory_name) {
   std::vector<uint64_t> at(requests.size(), 0);
   std::vector<size_t> placed;
   for (size_t i : order) {
@@ -44,6 +44,40 @@ std::vector<uint64_t> allocate_buffers(const std::vector<BufferRequest>& request
     placed.push_back(i);
   }
   return at;
+}
+
+} // namespace
+
+std::vector<uint64_t> allocate_buffers(const std::vector<BufferRequest>& requests,
+                                       uint64_t capacity, uint64_t alignment,
+                                       const std::string& memory_name) {
+  // Largest first packs best in general; when it leaves no hole big enough (buffers sharded
+  // over different core ranges fragment L1), the lifetimes in order of birth, then the longest
+  // lived first, are tried before giving up with the first order's error.
+  std::vector<size_t> by_size(requests.size());
+  std::iota(by_size.begin(), by_size.end(), 0);
+  std::vector<size_t> by_birth = by_size, by_span = by_size;
+  std::stable_sort(by_size.begin(), by_size.end(),
+                   [&](size_t a, size_t b) { return requests[a].bytes > requests[b].bytes; });
+  std::stable_sort(by_birth.begin(), by_birth.end(), [&](size_t a, size_t b) {
+    return requests[a].first != requests[b].first ? requests[a].first < requests[b].first
+                                                  : requests[a].bytes > requests[b].bytes;
+  });
+  auto span = [&](size_t i) { return requests[i].last - requests[i].first; };
+  std::stable_sort(by_span.begin(), by_span.end(), [&](size_t a, size_t b) {
+    return span(a) != span(b) ? span(a) > span(b) : requests[a].bytes > requests[b].bytes;
+  });
+  try {
+    return first_fit(requests, by_size, capacity, alignment, memory_name);
+  } catch (const Error&) {
+    for (const std::vector<size_t>* order : {&by_birth, &by_span}) {
+      try {
+        return first_fit(requests, *order, capacity, alignment, memory_name);
+      } catch (const Error&) {
+      }
+    }
+    throw;
+  }
 }
 
 void check_no_overlap(const std::vector<BufferRequest>& requests,

@@ -18,6 +18,16 @@ TEST(Allocator, ReusesSpaceOfDeadBuffers) {
   check_no_overlap(r, at);
 }
 
+TEST(Allocator, AnotherOrderWhenLargestFirstFragments) {
+  // At most 9 of 10 bytes are ever live, but largest first puts d (5 bytes, ops 2-3) at 0 and
+  // b (4 bytes, ops 0-1) at 5, leaving a (2 bytes, ops 1-2) no hole: in order of birth all fit.
+  std::vector<BufferRequest> r = {
+      {"a", 2, 1, 2, {}}, {"b", 4, 0, 1, {}}, {"c", 5, 0, 0, {}}, {"d", 5, 2, 3, {}}};
+  std::vector<uint64_t> at = allocate_buffers(r, 10, 1, "L1");
+  check_no_overlap(r, at);
+  for (size_t i = 0; i < r.size(); ++i) EXPECT_LE(at[i] + r[i].bytes, 10u) << r[i].name;
+}
+
 TEST(Allocator, DisjointCoresMayShareAddresses) {
   std::vector<BufferRequest> r = {{"a", 1000, 0, 5, {0, 0, 1, 1}}, {"b", 1000, 0, 5, {1, 0, 2, 1}}};
   std::vector<uint64_t> at = allocate_buffers(r, 1024, 64, "L1");

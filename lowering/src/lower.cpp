@@ -395,7 +395,8 @@ LoweredProgram lower_program(const cost::Plan& plan, const DeviceSummary& device
     stored.emplace_back(i, &it->second);
     bytes += it->second.data().size() * sizeof(float);
   }
-  for (const auto& [name, value] : options.input_values) {
+  for (const auto& kv : options.input_values) {
+    const std::string& name = kv.first;
     bool used = std::any_of(p.inputs.begin(), p.inputs.end(),
                             [&](const auto& in) { return in->name == name; });
     if (!used) throw Error(fmt::format("stored value '{}': the program has no such input", name));

@@ -9,7 +9,6 @@
 #include <onnx/checker.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
-#include <onnx/version_converter/convert.h>
 #include <sstream>
 
 namespace tilesat::onnx {
@@ -18,8 +17,6 @@ namespace {
 
 constexpr int64_t kMinOpset = 11;
 constexpr int64_t kMaxOpset = 17;
-// Older models are converted to kMinOpset by the ONNX library's version converter first.
-constexpr int64_t kOldestOpset = 7;
 
 int64_t default_opset(const ::onnx::ModelProto& model, const std::string& name) {
   int64_t opset = -1;
@@ -27,9 +24,9 @@ int64_t default_opset(const ::onnx::ModelProto& model, const std::string& name) 
     if (id.domain().empty() || id.domain() == "ai.onnx") opset = id.version();
   }
   if (opset < 0) fail_in(name, "expected an import of the ai.onnx opset");
-  if (opset < kOldestOpset || opset > kMaxOpset) {
+  if (opset < kMinOpset || opset > kMaxOpset) {
     fail_in(name,
-            fmt::format("expected ai.onnx opset {} to {}, got {}", kOldestOpset, kMaxOpset, opset));
+            fmt::format("expected ai.onnx opset {} to {}, got {}", kMinOpset, kMaxOpset, opset));
   }
   return opset;
 }
@@ -70,23 +67,6 @@ ImportedModel import_bytes(std::string_view bytes, const std::string& name,
   }
   if (!model.has_graph()) fail_in(name, "expected a model with a graph, got none");
   int64_t opset = default_opset(model, name);
-  if (opset < kMinOpset) {
-    // The converter runs the library's shape inference, so the model is checked first as the
-    // rest of the import checks it.
-    try {
-      ::onnx::checker::check_model(model);
-    } catch (const std::exception& e) {
-      fail_in(name, fmt::format("ONNX checker: {}", e.what()));
-    }
-    check_window_attributes(model.graph(), name);
-    try {
-      model = ::onnx::version_conversion::ConvertVersion(model, static_cast<int>(kMinOpset));
-    } catch (const std::exception& e) {
-      fail_in(name, fmt::format("converting ai.onnx opset {} to {} (ONNX version converter): {}",
-                                opset, kMinOpset, e.what()));
-    }
-    opset = kMinOpset;
-  }
   // Before the checker, which would name only the first op it does not know.
   check_supported(model.graph(), name);
   try {

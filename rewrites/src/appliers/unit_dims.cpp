@@ -10,13 +10,14 @@ namespace tilesat::rewrites::appliers {
 egraph::Id fold_batch_rows(ApplyContext& c) {
   egraph::NodeId root = c.root_node();
   if (root == egraph::kNoId) return egraph::kNoId;
-  const egraph::ENode& node = c.egraph().node(root);
+  // Copies: adding e-nodes below may move the e-graph's node and attribute tables.
+  const egraph::ENode node = c.egraph().node(root);
   std::optional<OpKind> kind = op_of(node.op);
   if (!kind || (*kind != OpKind::Matmul && *kind != OpKind::Linear)) return egraph::kNoId;
-  const Attrs& attrs = c.analysis().attrs_of(c.egraph(), node);
+  const Attrs attrs = c.analysis().attrs_of(c.egraph(), node);
   egraph::Id a = c.cls(0), b = c.cls(1);
-  const Shape& as = c.analysis()[a].type.shape;
-  const Shape& bs = c.analysis()[b].type.shape;
+  const Shape as = c.analysis()[a].type.shape;
+  const Shape bs = c.analysis()[b].type.shape;
   // Only a with batch dims, read as stored, by a 2-D b shared by every batch.
   if (as.rank() < 3 || bs.rank() != 2 || attrs.get_or<bool>("transpose_a", false))
     return egraph::kNoId;
@@ -25,19 +26,23 @@ egraph::Id fold_batch_rows(ApplyContext& c) {
   // Only where the batched form pads: each batch's rows short of a whole 32-row tile. With
   // whole tiles per batch the two forms compute the same tiles and the rule adds nothing.
   if (k == 0 || as[as.rank() - 2] % 32 == 0) return egraph::kNoId;
+  // A bias that varies along the last dim only broadcasts to the 2-D product as it did to the
+  // batched one (checked before anything is added).
+  std::optional<Shape> bias_shape;
+  if (node.children.size() > 2) {
+    bias_shape = c.analysis()[node.children[2]].type.shape;
+    for (int64_t d = 0; d + 1 < bias_shape->rank(); ++d)
+      if ((*bias_shape)[d] != 1) return egraph::kNoId;
+  }
   std::vector<egraph::Id> operands;
   Attrs to2d;
   to2d.set("shape", std::vector<int64_t>{rows, k});
   egraph::Id a2[] = {a};
   operands.push_back(c.add(OpKind::Reshape, a2, to2d));
   operands.push_back(b);
-  if (node.children.size() > 2) {
-    // A bias that varies along the last dim only broadcasts to the 2-D product as it did to
-    // the batched one.
+  if (bias_shape) {
     egraph::Id bias = node.children[2];
-    const Shape& cs = c.analysis()[bias].type.shape;
-    for (int64_t d = 0; d + 1 < cs.rank(); ++d)
-      if (cs[d] != 1) return egraph::kNoId;
+    const Shape& cs = *bias_shape;
     if (cs.rank() > 2) {
       Attrs flat;
       flat.set("shape", std::vector<int64_t>{cs.rank() == 0 ? 1 : cs[cs.rank() - 1]});

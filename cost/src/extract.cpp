@@ -15,11 +15,15 @@
 #include <limits>
 #include <memory>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace tilesat::cost {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+// Const-eval: one-time work (on weights and constants, once at load) weighs this much against
+// per-inference work, so the DP minimises per-inference time first and one-time time second.
+constexpr double kOnce = 1e-6;
 
 struct Choice {
   egraph::NodeId node = egraph::kNoId;
@@ -61,12 +65,54 @@ public:
     // confirms it (cycles through merged classes take a few more); in id order, a deep model
     // needed about as many passes as it has layers.
     std::vector<egraph::Id> order = operands_first();
+    if (model_.options().const_eval) find_constants(order);
     for (size_t pass = 0; pass <= eg.num_classes() + 1; ++pass) {
       bool changed = false;
       for (egraph::Id c : order)
         for (egraph::NodeId n : eg.eclass(c).nodes) changed |= relax(c, n);
       if (!changed) break;
     }
+  }
+
+  // The classes const-eval computes once: weight arguments, constants, and classes with an
+  // e-node reading only such classes.
+  void find_constants(const std::vector<egraph::Id>& order) {
+    const egraph::EGraph& eg = teg_.egraph;
+    const Graph& src = teg_.source;
+    for (NodeId a : src.arguments())
+      if (src.node(a).role == ArgRole::Weight && teg_.class_of_node[a] != egraph::kNoId)
+        constant_.insert(eg.find(teg_.class_of_node[a]));
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (egraph::Id c : order) {
+        if (constant_.count(c)) continue;
+        for (egraph::NodeId n : eg.eclass(c).nodes)
+          if (reads_constants(eg.node(n))) {
+            constant_.insert(c);
+            changed = true;
+            break;
+          }
+      }
+    }
+  }
+
+  // Whether `node` is an op whose operands are all one-time values (a constant has none).
+  bool reads_constants(const egraph::ENode& node) const {
+    std::optional<OpKind> kind = rewrites::op_of(node.op);
+    if (!kind || *kind == OpKind::Argument) return false;
+    return std::all_of(node.children.begin(), node.children.end(), [&](egraph::Id ch) {
+      return constant_.count(teg_.egraph.find(ch)) > 0;
+    });
+  }
+
+  // What converting class `c` (of `type`) from `from` to `to` costs per inference: a one-time
+  // value converts into DRAM once at load; into L1 it is tilized once and moved every time.
+  double convert_us(egraph::Id c, const TensorType& type, const Placement& from,
+                    const Placement& to) const {
+    if (!constant_.count(teg_.egraph.find(c))) return model_.to_layout(type, from, to).us;
+    if (to.buffer == BufferType::DRAM) return kOnce * model_.to_layout(type, from, to).us;
+    return kOnce * model_.to_layout(type, from, dram_tile_placement()).us +
+           model_.to_layout(type, dram_tile_placement(), to).us;
   }
 
   // Every class, each after the classes its e-nodes read (a depth-first post-order; an edge
@@ -133,7 +179,7 @@ public:
   std::pair<uint32_t, double> best_converted(egraph::Id c, Ready ready) const {
     const TensorType& type = teg_.facts_of(c).type;
     return best_of(c, [&](const Placement& p) {
-      return ready(p) ? 0 : model_.to_layout(type, p, dram_tile_placement()).us;
+      return ready(p) ? 0 : convert_us(c, type, p, dram_tile_placement());
     });
   }
 
@@ -155,7 +201,7 @@ public:
       if (!accepts(rule, s.at(t))) continue;
       for (uint32_t k = 0; k < s.variants.size(); ++k) {
         if (s.cost[k] == kInf) continue;
-        double cost = s.cost[k] + (k == t ? 0 : model_.to_layout(type, s.at(k), s.at(t)).us);
+        double cost = s.cost[k] + (k == t ? 0 : convert_us(c, type, s.at(k), s.at(t)));
         if (!best || cost < std::get<1>(*best)) best = std::make_tuple(k, cost, s.at(t));
       }
     }
@@ -254,7 +300,7 @@ private:
         if (!shard)
           shard = p;
         else if (!(p == *shard)) {
-          cost += model_.to_layout(type, p, dram_tile_placement()).us;
+          cost += convert_us(ch, type, p, dram_tile_placement());
           p = dram_tile_placement();
         }
       }
@@ -290,6 +336,8 @@ private:
     const TensorType& out_type = teg_.facts_of(c).type;
     const Attrs& attrs = teg_.facts->attrs_of(eg, node);
     bool changed = false;
+    // Const-eval runs it once at load, into DRAM.
+    bool once = reads_constants(node);
     // A data-movement op that may produce rows keeps the layout it reads: row-major operands
     // give a row-major result, tiles give tiles (only to_layout converts).
     std::vector<Layout> modes{Layout::Tile};
@@ -301,6 +349,7 @@ private:
       for (uint32_t k = s.host_only ? 1 : 0; k < s.variants.size(); ++k) {
         const Placement& p = s.at(k);
         if (p.layout != mode || !s.variants[k].allows(*kind)) continue;
+        if (once && p.buffer != BufferType::DRAM) continue;
         OpEstimate e;
         const Operands* used = &*in;
         try {
@@ -317,7 +366,7 @@ private:
         }
         if (e.l1_bytes_per_core > model_.device().usable_l1_bytes()) continue;
         if (e.circular_buffers > model_.device().max_circular_buffers) continue;
-        double total = e.us + used->cost;
+        double total = (once ? kOnce : 1.0) * e.us + used->cost;
         if (total < s.cost[k] - 1e-12) {
           s.cost[k] = total;
           s.choice[k] = used->choice;
@@ -331,6 +380,7 @@ private:
   const rewrites::TensorEGraph& teg_;
   const CostModel& model_;
   std::unordered_map<egraph::Id, ClassState> state_;
+  std::unordered_set<egraph::Id> constant_; // classes const-eval computes (find_constants)
 };
 
 } // namespace

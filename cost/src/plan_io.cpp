@@ -4,6 +4,7 @@
 #include "tilesat/cost/device.h"
 #include "tilesat/cost/placement.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -52,6 +53,7 @@ nlohmann::json report_of(const Plan& plan, const egraph::Report* report) {
                        {"out_block_w", b.out_block_w}};
     }
     o["predicted_us"] = op.predicted_us;
+    o["one_time"] = op.one_time;
     o["l1_bytes_per_core"] = op.l1_bytes_per_core;
     o["circular_buffers"] = op.circular_buffers;
     o["bound"] = op.cost.dominant;
@@ -62,6 +64,7 @@ nlohmann::json report_of(const Plan& plan, const egraph::Report* report) {
   }
   j["ops"] = ops;
   j["predicted_total_us"] = plan.predicted_total_us;
+  j["predicted_one_time_us"] = plan.predicted_one_time_us;
   j["peak_l1_bytes_per_core"] = plan.peak_l1_bytes_per_core;
   if (report != nullptr) {
     j["egraph"] = {{"nodes", report->egraph_nodes},
@@ -99,11 +102,12 @@ std::string plan_to_text(const Plan& plan) {
       if (!act.empty()) activation = fmt::format(" | activation {}", act);
     }
     out += fmt::format("{:3} {} = {}({}) -> {} | {} cores ({}x{}){} | {:.2f} us | L1 {} B/core | "
-                       "{} CBs | {}-bound{}\n",
+                       "{} CBs | {}-bound{}{}\n",
                        i, op.name, op.kind, operands_str(plan, op),
                        placement_str(plan.values[op.result].placement), op.cores, op.grid.rows,
                        op.grid.cols, blocking, op.predicted_us, op.l1_bytes_per_core,
-                       op.circular_buffers, op.cost.dominant, activation);
+                       op.circular_buffers, op.cost.dominant, activation,
+                       op.one_time ? " | one-time" : "");
     out += fmt::format("      // {}\n", op.cost.detail);
   }
   std::vector<std::string> results;
@@ -116,6 +120,13 @@ std::string plan_to_text(const Plan& plan) {
   out += fmt::format("results: {}\n", fmt::join(results, ", "));
   out += fmt::format("total: {:.2f} us predicted, peak L1 {} bytes per core\n",
                      plan.predicted_total_us, plan.peak_l1_bytes_per_core);
+  // Const-eval ops run once when the program loads; the total above is per inference.
+  if (plan.predicted_one_time_us > 0 ||
+      std::any_of(plan.ops.begin(), plan.ops.end(), [](const PlannedOp& o) { return o.one_time; }))
+    out += fmt::format("one-time: {:.2f} us at load ({} const-eval ops), not in the total\n",
+                       plan.predicted_one_time_us,
+                       std::count_if(plan.ops.begin(), plan.ops.end(),
+                                     [](const PlannedOp& o) { return o.one_time; }));
   return out;
 }
 

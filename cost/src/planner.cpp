@@ -44,7 +44,9 @@ public:
     for (const GraphResult& r : g_.results()) last_use_[r.value] = kForever;
     value_of_.assign(g_.num_nodes(), kNone);
     Placement arg = argument_placement(model_.options().arguments_on_device);
-    for (NodeId a : g_.arguments()) value_of_[a] = add_value(a, arg);
+    bool const_eval = model_.options().const_eval;
+    for (NodeId a : g_.arguments())
+      value_of_[a] = add_value(a, arg, const_eval && g_.node(a).role == ArgRole::Weight);
     values_at_.assign(order.size(), 0);
     ops_at_.assign(order.size(), 0);
     for (size_t t = 0; t < order.size(); ++t) {
@@ -55,7 +57,7 @@ public:
       ops_at_[t] = plan_.ops.size();
       if (node.kind == OpKind::Argument) continue;
       if (node.kind == OpKind::Constant) {
-        value_of_[n] = add_value(n, host_placement());
+        value_of_[n] = add_value(n, host_placement(), const_eval);
         continue;
       }
       std::optional<uint32_t> victim = place_op(n, t);
@@ -83,8 +85,8 @@ public:
 private:
   static constexpr uint32_t kNone = std::numeric_limits<uint32_t>::max();
 
-  uint32_t add_value(NodeId node, const Placement& p) {
-    plan_.values.push_back(PlannedValue{node, p});
+  uint32_t add_value(NodeId node, const Placement& p, bool one_time = false) {
+    plan_.values.push_back(PlannedValue{node, p, one_time});
     value_last_use_.push_back(last_use_[node]);
     value_made_at_.push_back(now_);
     value_l1_bytes_.push_back(
@@ -157,16 +159,29 @@ private:
     return us;
   }
 
+  // The value `v` converted to `to` (made once, then shared). A one-time value converts to DRAM
+  // once at load; into L1, it is tilized into DRAM once and moved to L1 in every inference.
   uint32_t convert(uint32_t v, const Placement& to, size_t t) {
     auto key = std::make_pair(v, placement_str(to));
     if (auto it = conversions_.find(key); it != conversions_.end()) return it->second;
+    bool once = plan_.values[v].one_time && to.buffer == BufferType::DRAM;
+    if (plan_.values[v].one_time && !once && to.layout == Layout::Tile &&
+        plan_.values[v].placement != dram_tile_placement()) {
+      uint32_t tiled = convert(v, dram_tile_placement(), t);
+      if (tiled != v) {
+        uint32_t out = convert(tiled, to, t);
+        conversions_[key] = out;
+        return out;
+      }
+    }
     const PlannedValue src = plan_.values[v];
     const TensorType& type = g_.node(src.node).type;
     OpEstimate e = model_.to_layout(type, src.placement, to);
-    uint32_t out = add_value(src.node, to);
+    uint32_t out = add_value(src.node, to, once);
     PlannedOp op;
     op.node = src.node;
     op.kind = "to_layout";
+    op.one_time = once;
     op.name = fmt::format("{}.{}", value_name(g_, src.node), suffix_of(to));
     op.operands = {v};
     op.result = out;
@@ -190,7 +205,12 @@ private:
     // A data-movement op that may produce rows keeps the layout it reads when every operand
     // is row-major; otherwise operands are tiles (only to_layout converts).
     bool is_result = last_use_[n] == kForever;
-    bool to_dram = is_result || forced_dram_.count(n);
+    // Const-eval: an op reading only one-time values runs once at load, leaving its result in
+    // DRAM (nothing else is in L1 then).
+    bool once = model_.options().const_eval &&
+                std::all_of(node.operands.begin(), node.operands.end(),
+                            [&](NodeId o) { return plan_.values[value_of_[o]].one_time; });
+    bool to_dram = is_result || once || forced_dram_.count(n);
     bool rows = model_.layouts().reads_row_major(node.kind) && !node.operands.empty() && !to_dram;
     for (size_t i = 0; i < node.operands.size(); ++i)
       rows = rows && plan_.values[value_of_[node.operands[i]]].placement.layout == Layout::RowMajor;
@@ -205,7 +225,8 @@ private:
     // sharded operands must share one shard spec (seed 001), others go to DRAM. The moves are
     // planned first and made once the op's placement is chosen, and dropped when the op fits
     // no placement with them (it then reads its operands where they are).
-    const rewrites::OperandRule* rule = rows ? nullptr : model_.layouts().operand_rule(node.kind);
+    const rewrites::OperandRule* rule =
+        rows || once ? nullptr : model_.layouts().operand_rule(node.kind);
     auto moves_for = [&](bool with_reads) {
       std::vector<std::optional<Placement>> to(ins.size());
       for (size_t i = 0; i < ins.size() && with_reads && rule; ++i)
@@ -232,7 +253,7 @@ private:
     std::erase_if(cands,
                   [&](const Placement& p) { return (p.layout == Layout::RowMajor) != rows; });
     if (cands.empty()) cands = {dram_tile_placement()};
-    int64_t others = live_others(t, ins);
+    int64_t others = once ? 0 : live_others(t, ins);
     std::optional<OpEstimate> best;
     Placement best_p;
     std::vector<std::optional<Placement>> moves;
@@ -266,7 +287,7 @@ private:
       // Free L1: move the largest L1 value alive here to DRAM and try again.
       std::optional<uint32_t> victim;
       int64_t victim_bytes = 0;
-      for (uint32_t v = 0; v < plan_.values.size(); ++v) {
+      for (uint32_t v = 0; v < plan_.values.size() && !once; ++v) {
         if (value_l1_bytes_[v] == 0 || value_last_use_[v] < t) continue;
         int64_t b = value_l1_bytes_[v];
         if (b > victim_bytes && !forced_dram_.count(plan_.values[v].node)) {
@@ -283,10 +304,11 @@ private:
     }
     for (size_t i = 0; i < ins.size(); ++i)
       if (moves[i]) ins[i] = convert(ins[i], *moves[i], t);
-    uint32_t out = add_value(n, best_p);
+    uint32_t out = add_value(n, best_p, once);
     value_of_[n] = out;
     PlannedOp op;
     op.node = n;
+    op.one_time = once;
     op.kind = std::string(op_name(node.kind));
     op.name = value_name(g_, n);
     op.operands = ins;
@@ -321,10 +343,15 @@ private:
   }
 
   void finish() {
+    // One-time ops run first, at load; the rest keep their order.
+    std::stable_partition(plan_.ops.begin(), plan_.ops.end(),
+                          [](const PlannedOp& op) { return op.one_time; });
     plan_.predicted_total_us = 0;
+    plan_.predicted_one_time_us = 0;
     plan_.peak_l1_bytes_per_core = 0;
     for (size_t i = 0; i < plan_.ops.size(); ++i) {
-      plan_.predicted_total_us += plan_.ops[i].predicted_us;
+      (plan_.ops[i].one_time ? plan_.predicted_one_time_us : plan_.predicted_total_us) +=
+          plan_.ops[i].predicted_us;
       plan_.peak_l1_bytes_per_core =
           std::max(plan_.peak_l1_bytes_per_core,
                    plan_.ops[i].l1_bytes_per_core + live_l1_bytes(plan_, model_, i));

@@ -151,7 +151,10 @@ std::string dump_program(const fb::Program& p, const DumpOptions& options) {
                      d->grid_rows(), d->grid_cols(), d->l1_bytes_per_core(), d->dram_bytes(),
                      d->dram_channels());
   }
-  s += fmt::format("\npredicted {:.3f} us\n\ntensors:\n", p.predicted_total_us());
+  s += fmt::format("\npredicted {:.3f} us per inference", p.predicted_total_us());
+  if (p.predicted_one_time_us() > 0)
+    s += fmt::format(", {:.3f} us once at load (const-eval)", p.predicted_one_time_us());
+  s += "\n\ntensors:\n";
   for (uint32_t i = 0; p.tensors() != nullptr && i < p.tensors()->size(); ++i) {
     const fb::Tensor& t = *p.tensors()->Get(i);
     s += fmt::format("  t{:<3} {:<14} {:<24} {}", i, str(t.name()), shape_str(t), placement_str(t));
@@ -193,9 +196,9 @@ std::string dump_program(const fb::Program& p, const DumpOptions& options) {
     s += fmt::format("  [{}] t{} = {}({}) {}  # {}\n", pos, op.output(), str(op.kind()),
                      list(op.inputs(), "t"), params_str(op), str(op.name()));
     uint32_t cores = op.work() != nullptr ? op.work()->size() : 0;
-    s += fmt::format("      cores {} {} partition, {} cores busy, predicted {:.3f} us",
+    s += fmt::format("      cores {} {} partition, {} cores busy, predicted {:.3f} us{}",
                      range_str(op.cores()), fb::EnumNamePartitionKind(op.partition()), cores,
-                     op.predicted_us());
+                     op.predicted_us(), op.one_time() ? " once at load (const-eval)" : "");
     if (op.frees() != nullptr && op.frees()->size() > 0)
       s += fmt::format(", then frees {}", list(op.frees(), "b"));
     s += "\n";

@@ -88,7 +88,10 @@ public:
     p.device->dram_bytes = dev_.dram_bytes;
     p.device->dram_channels = dev_.dram_channels;
     p.predicted_total_us = plan_.predicted_total_us;
+    p.predicted_one_time_us = plan_.predicted_one_time_us;
     for (size_t i = 0; i < plan_.values.size(); ++i) add_value(plan_.values[i], i);
+    // One-time values live throughout: later inferences read them without recomputing.
+    for (size_t i = 0; i < plan_.values.size(); ++i) values_[i].pinned = plan_.values[i].one_time;
     for (size_t i = 0; i < g_.arguments().size() && i < values_.size(); ++i) {
       values_[i].pinned = true;
       p.inputs.push_back(named(g_.node(g_.arguments()[i]).name, static_cast<uint32_t>(i)));
@@ -139,6 +142,7 @@ private:
       if (computed[v] || g_.node(n).kind != OpKind::Constant) continue;
       p.ops.push_back(make_op(value_name(g_, n), "constant", {}, static_cast<uint32_t>(v),
                               detail::op_params(g_, n), 1, 1, 0, 0));
+      p.ops.back()->one_time = plan_.values[v].one_time;
     }
   }
 
@@ -283,6 +287,7 @@ private:
     auto lowered = make_op(op.name, op.kind, ins, out, std::move(params), op.grid.rows,
                            op.grid.cols, k_tiles, op.predicted_us);
     lowered->l1_bytes_per_core = op.l1_bytes_per_core;
+    lowered->one_time = op.one_time;
     return lowered;
   }
 

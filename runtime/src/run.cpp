@@ -4,7 +4,10 @@
 #include "kernels/kernel.h"
 #include "tilesat/graph/diagnostic.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cstring>
+#include <optional>
 #include <fmt/format.h>
 
 namespace tilesat::runtime {
@@ -16,6 +19,11 @@ using detail::TensorRef;
 struct Runner::State {
   std::unique_ptr<DeviceMemory> memory;
   ThreadPool pool;
+  /// Const-eval: how many ops at the start of the execution order are one-time, the inputs
+  /// they read, and those inputs' values when they last ran (nullopt: not run yet).
+  uint32_t one_time_ops = 0;
+  std::vector<uint32_t> one_time_inputs;
+  std::optional<std::vector<std::vector<float>>> one_time_seen;
   explicit State(unsigned threads) : pool(threads) {}
 };
 
@@ -40,6 +48,17 @@ Runner::Runner(const Program& program, unsigned threads)
     if (b->buffer_type() == fb::BufferType::DRAM) dram = std::max(dram, b->address() + b->bytes());
   state_->memory = std::make_unique<DeviceMemory>(p.device()->grid_rows(), p.device()->grid_cols(),
                                                   p.device()->l1_bytes_per_core(), dram);
+  // The one-time ops (the verifier checked they come first) and the inputs they read.
+  std::vector<bool> read(detail::count(p.tensors()), false);
+  while (state_->one_time_ops < detail::count(p.execution_order())) {
+    const fb::Op& op = *p.ops()->Get(p.execution_order()->Get(state_->one_time_ops));
+    if (!op.one_time()) break;
+    if (op.inputs() != nullptr)
+      for (uint32_t t : *op.inputs()) read[t] = true;
+    ++state_->one_time_ops;
+  }
+  for (uint32_t i = 0; i < detail::count(p.inputs()); ++i)
+    if (read[p.inputs()->Get(i)->tensor()]) state_->one_time_inputs.push_back(i);
 }
 
 Runner::~Runner() = default;
@@ -147,7 +166,23 @@ RunResult Runner::run(std::span<const Tensor> inputs) {
     }
     detail::write_logical(mem, t, inputs[i].data());
   }
-  for (uint32_t pos = 0; pos < detail::count(p.execution_order()); ++pos) {
+  // The one-time ops run on the first call, and again when an input they read has changed
+  // (compared by bits, so a NaN weight does not force const-eval on every call).
+  std::optional<std::vector<std::vector<float>>>& seen = state_->one_time_seen;
+  auto same = [&](size_t k) {
+    const std::vector<float>& now = inputs[state_->one_time_inputs[k]].data();
+    return (*seen)[k].size() == now.size() &&
+           std::memcmp((*seen)[k].data(), now.data(), now.size() * sizeof(float)) == 0;
+  };
+  prof.const_eval_ran = state_->one_time_ops > 0 && !seen;
+  for (size_t k = 0; seen && k < state_->one_time_inputs.size(); ++k)
+    prof.const_eval_ran = prof.const_eval_ran || !same(k);
+  if (prof.const_eval_ran) {
+    seen.emplace();
+    for (uint32_t i : state_->one_time_inputs) seen->push_back(inputs[i].data());
+  }
+  for (uint32_t pos = prof.const_eval_ran ? 0 : state_->one_time_ops;
+       pos < detail::count(p.execution_order()); ++pos) {
     const fb::Op& op = *p.ops()->Get(p.execution_order()->Get(pos));
     auto t0 = Clock::now();
     OpContext ctx{p, op, mem, state_->pool, {}, detail::tensor_ref(p, op.output())};
@@ -162,8 +197,14 @@ RunResult Runner::run(std::span<const Tensor> inputs) {
     op_prof.device_us = op.predicted_us();
     op_prof.cores = op.work() != nullptr ? op.work()->size() : 0;
     op_prof.l1_in_use = l1_in_use(p, pos);
+    op_prof.one_time = op.one_time();
     prof.l1_high_water = std::max(prof.l1_high_water, op_prof.l1_in_use);
-    prof.device_total_us += op_prof.device_us;
+    if (op_prof.one_time) {
+      prof.one_time_device_us += op_prof.device_us;
+      prof.one_time_host_us += op_prof.host_us;
+    } else {
+      prof.device_total_us += op_prof.device_us;
+    }
     prof.ops.push_back(std::move(op_prof));
   }
   for (const fb::NamedTensor* nt : *p.outputs()) {
@@ -200,11 +241,15 @@ std::string profile_json(const Profile& p) {
   for (size_t i = 0; i < p.ops.size(); ++i) {
     const OpProfile& o = p.ops[i];
     s += fmt::format("    {{\"name\": \"{}\", \"kind\": \"{}\", \"host_us\": {:.3f}, "
-                     "\"device_us\": {:.3f}, \"cores\": {}, \"l1_in_use_bytes\": {}}}{}\n",
+                     "\"device_us\": {:.3f}, \"cores\": {}, \"l1_in_use_bytes\": {}, "
+                     "\"one_time\": {}}}{}\n",
                      json_escape(o.name), json_escape(o.kind), o.host_us, o.device_us, o.cores,
-                     o.l1_in_use, i + 1 < p.ops.size() ? "," : "");
+                     o.l1_in_use, o.one_time, i + 1 < p.ops.size() ? "," : "");
   }
-  s += fmt::format("  ],\n  \"host_total_us\": {:.3f},\n  \"device_total_us\": {:.3f},\n"
+  s += fmt::format("  ],\n  \"const_eval_ran\": {},\n  \"one_time_host_us\": {:.3f},\n"
+                   "  \"one_time_device_us\": {:.3f},\n",
+                   p.const_eval_ran, p.one_time_host_us, p.one_time_device_us);
+  s += fmt::format("  \"host_total_us\": {:.3f},\n  \"device_total_us\": {:.3f},\n"
                    "  \"l1_high_water_bytes\": {},\n  \"l1_bytes_per_core\": {},\n"
                    "  \"threads\": {}\n}}\n",
                    p.host_total_us, p.device_total_us, p.l1_high_water, p.l1_bytes_per_core,

@@ -446,12 +446,16 @@ struct Checker {
             fmt::format("expected {} entries, got {}", n_ops, detail::count(p.execution_order())));
     std::vector<bool> ran(n_ops, false);
     std::vector<bool> defined(n_tensors, false);
+    // Const-eval: one-time ops come first and read inputs or one-time outputs only.
+    std::vector<bool> one_time_value(n_tensors, false), is_input(n_tensors, false);
+    bool per_inference_seen = false;
     require(detail::count(p.outputs()) > 0, "outputs", "expected at least one output, got none");
     for (uint32_t i = 0; i < detail::count(p.inputs()); ++i) {
       const fb::NamedTensor* t = p.inputs()->Get(i);
       require(t->tensor() < n_tensors && !defined[t->tensor()] && t->name() != nullptr,
               fmt::format("inputs[{}]", i), "expected a name and a distinct tensor index");
       defined[t->tensor()] = true;
+      is_input[t->tensor()] = true;
     }
     const fb::Device& dev = *p.device();
     for (uint32_t pos = 0; pos < n_ops; ++pos) {
@@ -470,6 +474,21 @@ struct Checker {
       require(op.output() < n_tensors && !defined[op.output()], where + ".output",
               "expected a tensor no earlier op defines");
       defined[op.output()] = true;
+      if (op.one_time()) {
+        require(!per_inference_seen, where + ".one_time",
+                "expected one-time ops before every per-inference op in the execution order");
+        for (size_t i = 0; i < in.size(); ++i)
+          require(is_input[in[i]] || one_time_value[in[i]], fmt::format("{}.inputs[{}]", where, i),
+                  "expected a one-time op to read program inputs or one-time results only");
+        const fb::Buffer& b = *p.buffers()->Get(p.tensors()->Get(op.output())->buffer());
+        require(b.last_op() + 1 == n_ops, where + ".output",
+                fmt::format("expected a one-time result's buffer to live to the last op ({}), it "
+                            "lives to {}",
+                            n_ops - 1, b.last_op()));
+        one_time_value[op.output()] = true;
+      } else {
+        per_inference_seen = true;
+      }
       for (uint32_t t : in) live_at(t, pos, where);
       live_at(op.output(), pos, where);
       int64_t kt = op_params(op, in, op.output(), where);

@@ -46,6 +46,8 @@ struct Options {
   std::string device;                  // opt: device name or descriptor file (plans when set)
   std::string report_file;             // opt: where the JSON plan report goes
   std::string math_fidelity = "HiFi4"; // opt: matmul fidelity for the cost model
+  bool no_const_eval = false;           // opt, check: weights work in every inference
+  std::vector<std::string> weight_args; // opt, check: globs of arguments that are weights
   // opt: seconds of exact (Z3) extraction; devices: names or files to describe.
   std::optional<double> extract_time_limit;
   std::vector<std::string> device_names;
@@ -102,6 +104,9 @@ SourceFile load_input(const std::string& path,
 /// become `_` (an ONNX name such as `onnx::Conv_538` gives `onnx__Conv_538`, as the importer
 /// names the argument). `run` writes `<stem>.npy` per output and matches `--input NAME=` by it.
 std::string file_stem(std::string_view name);
+/// `--weight-args`: marks the arguments of every function in `file` whose names match a glob
+/// as weights (ArgRole::Weight); a '!GLOB' unmarks. A glob matching no argument is an error.
+void mark_weight_args(SourceFile& file, const std::vector<std::string>& globs);
 
 /// Writes `text` to `path` ("-" is standard output); throws tilesat::Error when it cannot.
 void write_text(const std::string& path, const std::string& text);

@@ -46,6 +46,14 @@ void fidelity_flag(CLI::App& a, Options& o) {
   a.add_option("--math-fidelity", o.math_fidelity, "matmul math fidelity of the plan")
       ->check(CLI::IsMember({"LoFi", "HiFi2", "HiFi3", "HiFi4"}))
       ->capture_default_str();
+  a.add_flag("--no-const-eval", o.no_const_eval,
+             "plan work on weights and constants (tilizing, transposes, folded subgraphs) in "
+             "every inference instead of once when the program loads");
+  a.add_option("--weight-args", o.weight_args,
+               "GLOB[,GLOB...]: arguments whose names match are weights, constant across "
+               "inferences (an ONNX model's initializers are already); '!GLOB' excludes. For "
+               "structure-only models: --weight-args '*,!input'")
+      ->delimiter(',');
 }
 void extract_time_limit_flag(CLI::App& a, Options& o) {
   a.add_option("--extract-time-limit", o.extract_time_limit,

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fmt/format.h>
+#include <fnmatch.h>
 #include <fstream>
 #include <iostream>
 
@@ -22,6 +23,25 @@ SourceFile load_input(const std::string& path,
   file.modules.emplace_back();
   file.modules[0].functions.push_back(std::move(m.graph));
   return file;
+}
+
+void mark_weight_args(SourceFile& file, const std::vector<std::string>& globs) {
+  for (const std::string& glob : globs) {
+    bool exclude = glob.starts_with('!');
+    std::string pattern = exclude ? glob.substr(1) : glob;
+    if (pattern.empty()) throw Error(fmt::format("--weight-args '{}': expected a glob", glob));
+    bool matched = false;
+    for (Module& m : file.modules)
+      for (Graph& g : m.functions)
+        for (NodeId a : g.arguments()) {
+          Node& n = g.mutable_node(a);
+          if (fnmatch(pattern.c_str(), n.name.c_str(), 0) != 0) continue;
+          n.role = exclude ? ArgRole::Input : ArgRole::Weight;
+          matched = true;
+        }
+    if (!matched)
+      throw Error(fmt::format("--weight-args '{}': no argument matches '{}'", glob, pattern));
+  }
 }
 
 std::string file_stem(std::string_view name) {

@@ -25,6 +25,7 @@ int run_opt_plan(const Options& o, const SelectedRules& rules, const egraph::Run
   cost::CostOptions copts;
   copts.fidelity = cost::parse_fidelity(o.math_fidelity);
   copts.layouts = rules.layouts;
+  copts.const_eval = !o.no_const_eval;
   cost::Device device = cost::load_device(o.device.empty() ? "wormhole_b0" : o.device);
   cost::ExtractOptions eopts;
   if (o.extract_time_limit) {
@@ -76,14 +77,17 @@ int run_opt_plan(const Options& o, const SelectedRules& rules, const egraph::Run
       lowering::write_program(o.program_file, lp);
       const fb::Program& p = *fb::GetProgram(lp.program.data());
       out += fmt::format("wrote {}: @{} for {}, {} ops, {} inputs ({} with stored values{}), "
-                         "{:.2f} us predicted\n",
+                         "{:.2f} us predicted per inference{}\n",
                          o.program_file, plan.graph.name(), device.name,
                          p.ops() != nullptr ? p.ops()->size() : 0,
                          p.inputs() != nullptr ? p.inputs()->size() : 0, lopts.input_values.size(),
                          lp.weights_file.empty()
                              ? ""
                              : fmt::format(", {} bytes in {}", lp.weights.size(), lp.weights_file),
-                         plan.predicted_total_us);
+                         plan.predicted_total_us,
+                         plan.predicted_one_time_us > 0
+                             ? fmt::format(" + {:.2f} us once at load", plan.predicted_one_time_us)
+                             : "");
     }
   } else {
     size_t i = 0;

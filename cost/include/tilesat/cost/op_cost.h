@@ -97,6 +97,10 @@ struct CostOptions {
   /// Arguments are already device tensors (tile layout, DRAM interleaved: a TTNN program's
   /// inputs) rather than host data handed over row-major.
   bool arguments_on_device = false;
+  /// Const-eval: work that depends only on weight arguments (ArgRole::Weight) and constants
+  /// (tilizing, transposes, folded subgraphs) runs once when the program loads; extraction
+  /// minimises the per-inference time. Off: weights are inputs like any other.
+  bool const_eval = true;
 };
 
 class CostModel {

@@ -84,6 +84,9 @@ struct CostBreakdown {
 struct PlannedValue {
   NodeId node = 0; // the graph node whose value this is
   Placement placement;
+  /// Computed once when the program loads (const-eval): a weight argument, a constant, or
+  /// a one-time op's result. Always in DRAM.
+  bool one_time = false;
 };
 
 /// One device op, in execution order.
@@ -109,11 +112,16 @@ struct PlannedOp {
   CostBreakdown cost;
   /// Circular buffers its kernel allocates (at most the device's limit).
   int64_t circular_buffers = 0;
+  /// Const-eval: it reads only one-time values (weights, constants and what is computed from
+  /// them) and runs once when the program loads, not in every inference; its time is counted
+  /// in Plan::predicted_one_time_us.
+  bool one_time = false;
 
   bool is_to_layout() const { return kind == "to_layout"; }
 };
 
-/// The chosen program for one device.
+/// The chosen program for one device. With const-eval (CostOptions::const_eval), the ops that
+/// depend only on weights and constants come first and are marked `one_time`.
 struct Plan {
   /// The device descriptor's name ("wormhole_b0").
   std::string device;
@@ -124,7 +132,10 @@ struct Plan {
   std::vector<PlannedOp> ops;
   /// The values holding the graph's results, in result order.
   std::vector<uint32_t> results;
+  /// Per inference: the ops that are not one-time.
   double predicted_total_us = 0;
+  /// Once when the program loads: the one-time (const-eval) ops, which come first in `ops`.
+  double predicted_one_time_us = 0;
   int64_t peak_l1_bytes_per_core = 0;
   /// "dp" or "z3" (which extractor produced the plan), its cost, and the relative gap to the
   /// best lower bound known (0 when proven optimal).

@@ -34,12 +34,22 @@ struct OpProfile {
   uint32_t cores = 0;
   /// Highest L1 byte in use on any core while the op runs (end of the top live buffer).
   uint64_t l1_in_use = 0;
+  /// A const-eval op (it ran because the program was loaded or a weight changed).
+  bool one_time = false;
 };
 
+/// What one run did. Const-eval ops run on a Runner's first run and when an input they read
+/// changes; their times are counted apart from the per-inference totals.
 struct Profile {
   std::vector<OpProfile> ops;
+  /// Host time of the whole run (one-time ops included when they ran).
   double host_total_us = 0;
+  /// Predicted device time per inference (one-time ops excluded).
   double device_total_us = 0;
+  /// Whether this run ran the one-time ops, and their host and predicted device times.
+  bool const_eval_ran = false;
+  double one_time_host_us = 0;
+  double one_time_device_us = 0;
   uint64_t l1_high_water = 0;
   uint64_t l1_bytes_per_core = 0;
   unsigned threads = 0;

@@ -33,7 +33,7 @@ namespace tilesat::program {
 
 /// The major version this build writes and reads, and the minor version it writes.
 inline constexpr uint16_t kVersionMajor = 1;
-inline constexpr uint16_t kVersionMinor = 2;
+inline constexpr uint16_t kVersionMinor = 3;
 inline constexpr int64_t kTile = 32;
 inline constexpr int64_t kFace = 16;
 

@@ -100,9 +100,8 @@ public:
   bool reads_constants(const egraph::ENode& node) const {
     std::optional<OpKind> kind = rewrites::op_of(node.op);
     if (!kind || *kind == OpKind::Argument) return false;
-    return std::all_of(node.children.begin(), node.children.end(), [&](egraph::Id ch) {
-      return constant_.count(teg_.egraph.find(ch)) > 0;
-    });
+    return std::all_of(node.children.begin(), node.children.end(),
+                       [&](egraph::Id ch) { return constant_.count(teg_.egraph.find(ch)) > 0; });
   }
 
   // What converting class `c` (of `type`) from `from` to `to` costs per inference: a one-time

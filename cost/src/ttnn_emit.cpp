@@ -164,14 +164,13 @@ public:
     }
     std::vector<std::string> result_types;
     for (uint32_t v : plan_.results) result_types.push_back(type_of(v));
-    std::string out = fmt::format("{}// {} on {}: {} device op{}, {:.2f} us predicted{}\n", indent,
-                                  print_symbol(g_.name()), plan_.device, plan_.ops.size(),
-                                  plan_.ops.size() == 1 ? "" : "s", plan_.predicted_total_us,
-                                  plan_.predicted_one_time_us > 0
-                                      ? fmt::format(" (+ {:.2f} us of one-time const-eval ops "
-                                                    "first)",
-                                                    plan_.predicted_one_time_us)
-                                      : "");
+    std::string out = fmt::format(
+        "{}// {} on {}: {} device op{}, {:.2f} us predicted{}\n", indent, print_symbol(g_.name()),
+        plan_.device, plan_.ops.size(), plan_.ops.size() == 1 ? "" : "s", plan_.predicted_total_us,
+        plan_.predicted_one_time_us > 0 ? fmt::format(" (+ {:.2f} us of one-time const-eval ops "
+                                                      "first)",
+                                                      plan_.predicted_one_time_us)
+                                        : "");
     out +=
         fmt::format("{}func.func {}({})", indent, print_symbol(g_.name()), fmt::join(params, ", "));
     if (result_types.size() == 1)

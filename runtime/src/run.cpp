@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstring>
-#include <optional>
 #include <fmt/format.h>
+#include <optional>
 
 namespace tilesat::runtime {
 

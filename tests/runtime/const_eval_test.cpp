@@ -76,8 +76,8 @@ struct Loaded {
 
 Loaded load(const Graph& g) {
   cost::Plan plan = plan_of(g, true);
-  std::vector<uint8_t> bytes = lowering::lower_plan(
-      plan, lowering::DeviceSummary::of(cost::load_device("wormhole_b0")));
+  std::vector<uint8_t> bytes =
+      lowering::lower_plan(plan, lowering::DeviceSummary::of(cost::load_device("wormhole_b0")));
   return {g, Program::parse(std::move(bytes), "layer.tsprog")};
 }
 

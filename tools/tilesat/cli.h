@@ -42,10 +42,10 @@ struct Options {
   std::optional<size_t> iter_limit;    // opt: runner limits (unset: the runner's defaults)
   std::optional<size_t> node_limit;
   std::optional<double> time_limit;
-  std::vector<std::string> rule_paths; // verify-rules: rule files; empty = every shipped set
-  std::string device;                  // opt: device name or descriptor file (plans when set)
-  std::string report_file;             // opt: where the JSON plan report goes
-  std::string math_fidelity = "HiFi4"; // opt: matmul fidelity for the cost model
+  std::vector<std::string> rule_paths;  // verify-rules: rule files; empty = every shipped set
+  std::string device;                   // opt: device name or descriptor file (plans when set)
+  std::string report_file;              // opt: where the JSON plan report goes
+  std::string math_fidelity = "HiFi4";  // opt: matmul fidelity for the cost model
   bool no_const_eval = false;           // opt, check: weights work in every inference
   std::vector<std::string> weight_args; // opt, check: globs of arguments that are weights
   // opt: seconds of exact (Z3) extraction; devices: names or files to describe.

@@ -119,17 +119,15 @@ int run_run(const Options& o) {
                 inputs[i]);
   }
   const runtime::Profile& prof = result.profile;
-  std::string summary =
-      fmt::format("ran {} ({} ops on {}) in {:.1f} us of host time, {:.2f} us "
-                  "predicted on the device per inference{}, L1 high water {} of {} bytes per "
-                  "core\n",
-                  o.input, prof.ops.size(), p.device()->name()->str(), prof.host_total_us,
-                  prof.device_total_us,
-                  prof.const_eval_ran
-                      ? fmt::format(" (+ {:.2f} us of one-time const-eval at load)",
-                                    prof.one_time_device_us)
-                      : "",
-                  prof.l1_high_water, prof.l1_bytes_per_core);
+  std::string summary = fmt::format(
+      "ran {} ({} ops on {}) in {:.1f} us of host time, {:.2f} us "
+      "predicted on the device per inference{}, L1 high water {} of {} bytes per "
+      "core\n",
+      o.input, prof.ops.size(), p.device()->name()->str(), prof.host_total_us, prof.device_total_us,
+      prof.const_eval_ran
+          ? fmt::format(" (+ {:.2f} us of one-time const-eval at load)", prof.one_time_device_us)
+          : "",
+      prof.l1_high_water, prof.l1_bytes_per_core);
   for (size_t i = 0; i < result.outputs.size(); ++i) {
     summary +=
         fmt::format("  {}: {}{}\n", p.outputs()->Get(static_cast<uint32_t>(i))->name()->str(),

@@ -26,6 +26,16 @@ void fail_in(const std::string& file, std::string message) {
 Importer::Importer(std::string name, const ImportOptions& options)
     : name_(std::move(name)), options_(options), builder_(model_.graph) {}
 
+const Tensor* Importer::static_input(const std::string& raw) const {
+  auto it = options_.static_inputs.find(raw);
+  if (it == options_.static_inputs.end()) {
+    std::string s;
+    for (char c : raw) s.push_back(id_char(c) ? c : '_');
+    it = options_.static_inputs.find(s);
+  }
+  return it == options_.static_inputs.end() ? nullptr : &it->second;
+}
+
 std::string Importer::unique_arg_name(std::string_view raw) {
   std::string s;
   for (char c : raw) s.push_back(id_char(c) ? c : '_');
@@ -102,6 +112,14 @@ Value Importer::materialize(const std::string& name) {
 }
 
 void Importer::add_inputs(const ::onnx::GraphProto& graph) {
+  for (const auto& [name, value] : options_.static_inputs) {
+    bool found = false;
+    for (const ::onnx::ValueInfoProto& in : graph.input())
+      found = found || static_input(in.name()) == &value;
+    if (!found)
+      throw Error(
+          fmt::format("a value is given for input '{}', which the model does not have", name));
+  }
   for (int i = 0; i < graph.initializer_size(); ++i) {
     const ::onnx::TensorProto& t = graph.initializer(i);
     OnnxValue v;
@@ -123,6 +141,25 @@ void Importer::add_inputs(const ::onnx::GraphProto& graph) {
           fmt::format("{}: unsupported element type {}", what, elem_type_name(tt.elem_type())));
     }
     if (!tt.has_shape()) throw Error(fmt::format("{}: expected a shape, got none", what));
+    // Only integer and bool inputs (shapes, axes, indices) are specialized.
+    const Tensor* known = *dtype == DType::I32 ? static_input(in.name()) : nullptr;
+    if (known != nullptr) {
+      // Specialized: the given value is data known at import time, not an argument.
+      const std::vector<int64_t>& got = known->shape().dims();
+      bool fits = static_cast<int>(got.size()) == tt.shape().dim_size();
+      for (int d = 0; fits && d < tt.shape().dim_size(); ++d)
+        fits = !tt.shape().dim(d).has_dim_value() || tt.shape().dim(d).dim_value() == got[d];
+      if (!fits)
+        throw Error(fmt::format("{}: the value given for it has shape {}, which the model's does "
+                                "not allow",
+                                what, known->shape().str()));
+      OnnxValue v;
+      v.data = HostTensor{tt.elem_type(), got,
+                          std::vector<double>(known->data().begin(), known->data().end())};
+      v.is_static = true;
+      define(in.name(), std::move(v));
+      continue;
+    }
     std::vector<int64_t> dims;
     for (int d = 0; d < tt.shape().dim_size(); ++d) {
       const ::onnx::TensorShapeProto_Dimension& dim = tt.shape().dim(d);

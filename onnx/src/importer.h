@@ -103,6 +103,9 @@ void check_supported(const ::onnx::GraphProto& graph, const std::string& name);
 class Importer {
 public:
   Importer(std::string name, const ImportOptions& options);
+  /// The value ImportOptions::static_inputs gives graph input `raw` (by its name in the
+  /// model or as an argument name), or null.
+  const Tensor* static_input(const std::string& raw) const;
 
   ImportedModel run(const ::onnx::GraphProto& graph, int64_t opset, std::string producer);
 

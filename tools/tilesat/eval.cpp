@@ -15,16 +15,28 @@
 namespace tilesat::cli {
 namespace {
 
-/// NAME=FILE pairs of --input, checked against the function's argument names.
-std::map<std::string, std::string> input_files(const Options& o, const Graph& g) {
+/// The NAME and FILE of one --input NAME=FILE.
+std::pair<std::string, std::string> input_spec(const std::string& spec) {
+  size_t eq = spec.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
+    throw Error(fmt::format("--input '{}': expected NAME=FILE.npy", spec));
+  std::string name = spec.substr(0, eq);
+  if (name.starts_with('%')) name.erase(0, 1);
+  return {name, spec.substr(eq + 1)};
+}
+
+/// NAME=FILE pairs of --input, checked against the function's argument names (except those
+/// the model was specialized to).
+std::map<std::string, std::string>
+input_files(const Options& o, const Graph& g,
+            const std::map<std::string, Tensor, std::less<>>& specialized) {
   std::map<std::string, std::string> files;
   for (const std::string& spec : o.inputs) {
+    auto [name, file] = input_spec(spec);
+    bool argument = false;
+    for (NodeId a : g.arguments()) argument = argument || g.node(a).name == name;
+    if (specialized.count(name) && !argument) continue;
     size_t eq = spec.find('=');
-    if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size()) {
-      throw Error(fmt::format("--input '{}': expected NAME=FILE.npy", spec));
-    }
-    std::string name = spec.substr(0, eq);
-    if (name.starts_with('%')) name.erase(0, 1);
     bool known = false;
     for (NodeId a : g.arguments()) known = known || g.node(a).name == name;
     if (!known) {
@@ -44,9 +56,19 @@ std::map<std::string, std::string> input_files(const Options& o, const Graph& g)
 
 int run_eval(const Options& o) {
   std::map<std::string, Tensor, std::less<>> weights; // an ONNX model's initializers
-  SourceFile file = load_input(o.input, &weights);
+  // An ONNX model is specialized to the integer inputs given (shapes, axes, indices: what
+  // tilesat needs at compile time), as its initializers would be.
+  std::map<std::string, Tensor, std::less<>> specialized;
+  if (o.input.ends_with(".onnx")) {
+    for (const std::string& spec : o.inputs) {
+      auto [name, file] = input_spec(spec);
+      Tensor t = read_npy(file);
+      if (t.type().dtype == DType::I32) specialized.emplace(name, std::move(t));
+    }
+  }
+  SourceFile file = load_input(o.input, &weights, specialized);
   const Graph& g = select_function(file, o.function);
-  std::map<std::string, std::string> files = input_files(o, g);
+  std::map<std::string, std::string> files = input_files(o, g, specialized);
   std::vector<Tensor> drawn;
   if (o.random_seed)
     drawn = random_arguments(g, *o.random_seed, random_init(o, RandomInit::Uniform));

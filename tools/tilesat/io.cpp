@@ -16,8 +16,15 @@ namespace tilesat::cli {
 
 SourceFile load_input(const std::string& path,
                       std::map<std::string, Tensor, std::less<>>* weights) {
+  return load_input(path, weights, {});
+}
+
+SourceFile load_input(const std::string& path, std::map<std::string, Tensor, std::less<>>* weights,
+                      const std::map<std::string, Tensor, std::less<>>& static_inputs) {
   if (!path.ends_with(".onnx")) return parse_file(path);
-  onnx::ImportedModel m = onnx::import_file(path);
+  onnx::ImportOptions options;
+  options.static_inputs = static_inputs;
+  onnx::ImportedModel m = onnx::import_file(path, options);
   if (weights != nullptr) *weights = std::move(m.weights);
   SourceFile file;
   file.modules.emplace_back();

@@ -35,6 +35,12 @@ struct ImportOptions {
   /// Extents for named (symbolic) dims of graph inputs; a symbolic dim without an entry here
   /// is an error naming the input and the dim.
   std::map<std::string, int64_t, std::less<>> dim_values;
+  /// Values of graph inputs (by the model's name or the argument's) to specialize the model
+  /// to: each becomes data known at import time, folded where an op needs it (Reshape's shape,
+  /// Slice's starts, axes, Trilu's k, indices) instead of an argument. Only inputs of integer
+  /// or bool type are specialized (others stay arguments); a name that is no input of the
+  /// model is an error. `tilesat eval` passes the integer inputs it is given.
+  std::map<std::string, Tensor, std::less<>> static_inputs;
 };
 
 /// An imported model: the graph, the data of its weight arguments, and where it came from.

@@ -45,6 +45,17 @@ void convert_pool(NodeContext& c);
 // select.cpp
 void convert_compare(NodeContext& c);
 void convert_where(NodeContext& c);
+// composite.cpp
+void convert_arg_extreme(NodeContext& c);
+void convert_hardmax(NodeContext& c);
+void convert_log_softmax(NodeContext& c);
+void convert_reduce_composite(NodeContext& c);
+void convert_cumsum(NodeContext& c);
+void convert_size(NodeContext& c);
+void convert_cast_like(NodeContext& c);
+void convert_variadic(NodeContext& c);
+void convert_leaky_relu(NodeContext& c);
+void convert_compare_or_equal(NodeContext& c);
 // normalization.cpp
 void convert_layer_norm(NodeContext& c);
 // padding_masks.cpp

@@ -1,0 +1,256 @@
+// composite.cpp: ONNX ops expressed with the graph's own ops, so they plan, lower and run like
+// any other: ArgMax/ArgMin and Hardmax (a max, a comparison and a min over an index constant),
+// LogSoftmax, the rest of the Reduce family, CumSum (a matrix product with a triangular
+// constant), Size, CastLike, variadic Sum/Mean/Max/Min, LeakyRelu and PRelu,
+// GreaterOrEqual/LessOrEqual.
+#include "converters.h"
+
+#include <cmath>
+#include <fmt/format.h>
+#include <numbers>
+#include <numeric>
+
+namespace tilesat::onnx {
+namespace {
+
+using TP = ::onnx::TensorProto;
+
+// Reduces `x` over `dims` with the result keeping them as extent 1.
+ReduceOptions keep(std::vector<int64_t> dims) {
+  return ReduceOptions{std::move(dims), true};
+}
+
+// `v` reduced with kept dims, reshaped to drop them unless `keep_dims`.
+Value finish(Builder& b, Value v, const std::vector<int64_t>& dims, bool keep_dims) {
+  if (keep_dims) return v;
+  std::vector<int64_t> out;
+  Shape s = b.type(v).shape;
+  for (int64_t d = 0; d < s.rank(); ++d)
+    if (std::find(dims.begin(), dims.end(), d) == dims.end()) out.push_back(s[d]);
+  return b.reshape(v, out);
+}
+
+// Minimum over `dims` (kept): the negated maximum of the negation.
+Value min_over(Builder& b, Value x, const std::vector<int64_t>& dims) {
+  return b.neg(b.max(b.neg(x), keep(dims)));
+}
+
+// The indices 0..n-1 along `axis` of a rank-`rank` tensor, as a constant of `dtype` with
+// extent 1 elsewhere.
+Value iota(Builder& b, int64_t n, int64_t axis, int64_t rank, DType dtype) {
+  std::vector<int64_t> dims(static_cast<size_t>(rank), 1);
+  dims[static_cast<size_t>(axis)] = n;
+  std::vector<double> v(static_cast<size_t>(n));
+  std::iota(v.begin(), v.end(), 0.0);
+  return b.constant(Shape(dims), std::move(v), dtype);
+}
+
+// The index of the first (or last) maximum of `x` along `axis`, kept as extent 1, in x's dtype.
+Value arg_max_kept(Builder& b, Value x, int64_t axis, bool last) {
+  TensorType t = b.type(x);
+  int64_t n = t.shape[axis];
+  Value hit = b.equal(x, b.max(x, keep({axis})));
+  Value idx = iota(b, n, axis, t.shape.rank(), t.dtype);
+  if (last) return b.max(b.where(hit, idx, b.scalar(-1, t.dtype)), keep({axis}));
+  return min_over(b, b.where(hit, idx, b.scalar(static_cast<double>(n), t.dtype)), {axis});
+}
+
+int64_t axis_attr(NodeContext& c, int64_t rank, int64_t fallback) {
+  return norm_axis(c.attr_int("axis", fallback), std::max<int64_t>(rank, 1), "'axis'");
+}
+
+// The reduced dims of a Reduce* node (all when none are given), or nullopt when it is a no-op.
+std::optional<std::vector<int64_t>> reduce_dims(NodeContext& c, int64_t rank) {
+  std::optional<std::vector<int64_t>> axes = axes_of(c, 18, 1);
+  if ((!axes || axes->empty()) && c.attr_int("noop_with_empty_axes", 0) != 0) return std::nullopt;
+  std::vector<int64_t> dims;
+  if (axes)
+    for (int64_t a : *axes) dims.push_back(norm_axis(a, std::max<int64_t>(rank, 1), "axes"));
+  if (dims.empty()) {
+    dims.resize(static_cast<size_t>(rank));
+    std::iota(dims.begin(), dims.end(), 0);
+  }
+  std::sort(dims.begin(), dims.end());
+  dims.erase(std::unique(dims.begin(), dims.end()), dims.end());
+  return dims;
+}
+
+} // namespace
+
+void convert_arg_extreme(NodeContext& c) {
+  Builder& b = c.builder();
+  Value x = c.operand(0);
+  TensorType t = b.type(x);
+  int64_t axis = axis_attr(c, t.shape.rank(), 0);
+  bool last = c.attr_int("select_last_index", 0) != 0;
+  // ArgMin is ArgMax of the negation.
+  Value in = c.node().op_type() == "ArgMin" ? b.neg(x) : x;
+  Value idx = arg_max_kept(b, in, axis, last);
+  idx = finish(b, idx, {axis}, c.attr_int("keepdims", 1) != 0);
+  c.set_output(0, t.dtype == DType::I32 ? idx : b.typecast(idx, DType::I32));
+}
+
+void convert_hardmax(NodeContext& c) {
+  Builder& b = c.builder();
+  Value x = c.operand(0);
+  TensorType t = b.type(x);
+  int64_t rank = t.shape.rank();
+  bool legacy = c.opset() < 13;
+  int64_t axis = axis_attr(c, rank, legacy ? 1 : -1);
+  // Before opset 13 the input is seen as 2-D: [dims before axis, dims from axis on].
+  Value in = x;
+  if (legacy && axis != rank - 1) {
+    int64_t outer = 1, inner = 1;
+    for (int64_t d = 0; d < rank; ++d) (d < axis ? outer : inner) *= t.shape[d];
+    in = b.reshape(x, {outer, inner});
+    axis = 1;
+  }
+  TensorType it = b.type(in);
+  Value one_hot = b.equal(iota(b, it.shape[axis], axis, it.shape.rank(), it.dtype),
+                          arg_max_kept(b, in, axis, false));
+  c.set_output(0, b.reshape(one_hot, t.shape.dims()));
+}
+
+void convert_log_softmax(NodeContext& c) {
+  Builder& b = c.builder();
+  Value x = c.operand(0);
+  TensorType t = b.type(x);
+  int64_t rank = t.shape.rank();
+  bool legacy = c.opset() < 13;
+  int64_t axis = axis_attr(c, rank, legacy ? 1 : -1);
+  Value in = x;
+  if (legacy && axis != rank - 1) {
+    int64_t outer = 1, inner = 1;
+    for (int64_t d = 0; d < rank; ++d) (d < axis ? outer : inner) *= t.shape[d];
+    in = b.reshape(x, {outer, inner});
+    axis = 1;
+  }
+  // x - max - log(sum(exp(x - max))): the shifted form does not overflow.
+  Value shifted = b.subtract(in, b.max(in, keep({axis})));
+  Value y = b.subtract(shifted, b.log(b.sum(b.exp(shifted), keep({axis}))));
+  c.set_output(0, b.reshape(y, t.shape.dims()));
+}
+
+void convert_reduce_composite(NodeContext& c) {
+  const std::string& type = c.node().op_type();
+  Builder& b = c.builder();
+  Value x = c.operand(0);
+  TensorType t = b.type(x);
+  std::optional<std::vector<int64_t>> dims = reduce_dims(c, t.shape.rank());
+  if (!dims) {
+    c.forward(0, 0);
+    return;
+  }
+  Value y = x;
+  if (type == "ReduceMin") {
+    y = min_over(b, x, *dims);
+  } else if (type == "ReduceSumSquare") {
+    y = b.sum(b.multiply(x, x), keep(*dims));
+  } else if (type == "ReduceL1") {
+    y = b.sum(b.abs(x), keep(*dims));
+  } else if (type == "ReduceL2") {
+    y = b.sqrt(b.sum(b.multiply(x, x), keep(*dims)));
+  } else if (type == "ReduceLogSum") {
+    y = b.log(b.sum(x, keep(*dims)));
+  } else if (type == "ReduceLogSumExp") {
+    Value m = b.max(x, keep(*dims));
+    y = b.add(b.log(b.sum(b.exp(b.subtract(x, m)), keep(*dims))), m);
+  } else if (type == "ReduceProd") {
+    // |prod| = exp(sum(log|x|)) (0 where any x is 0); its sign is (-1)^(number of negatives),
+    // cos(pi * count), exact for the counts a float holds.
+    Value magnitude = b.exp(b.sum(b.log(b.abs(x)), keep(*dims)));
+    Value negatives = b.sum(b.less(x, b.scalar(0, t.dtype)), keep(*dims));
+    y = b.multiply(magnitude, b.cos(b.multiply(negatives, b.scalar(std::numbers::pi, t.dtype))));
+  } else {
+    c.fail("no reduction mapping");
+  }
+  c.set_output(0, finish(b, y, *dims, c.attr_int("keepdims", 1) != 0));
+}
+
+void convert_cumsum(NodeContext& c) {
+  Builder& b = c.builder();
+  Value x = c.operand(0);
+  TensorType t = b.type(x);
+  int64_t rank = t.shape.rank();
+  const HostTensor& a = c.input_data(1, "axis");
+  if (a.numel() != 1) c.fail(fmt::format("expected a one-element 'axis', got {}", a.numel()));
+  int64_t axis = norm_axis(a.ints()[0], std::max<int64_t>(rank, 1), "'axis'");
+  bool exclusive = c.attr_int("exclusive", 0) != 0;
+  bool reverse = c.attr_int("reverse", 0) != 0;
+  int64_t n = t.shape[axis];
+  // y[..., j] = sum_i x[..., i] * T[i][j] with the axis last: T[i][j] is 1 where i <= j
+  // (i < j exclusive; i >= j, i > j reversed).
+  std::vector<double> tri(static_cast<size_t>(n * n), 0.0);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      bool in = reverse ? (exclusive ? i > j : i >= j) : (exclusive ? i < j : i <= j);
+      tri[static_cast<size_t>(i * n + j)] = in ? 1.0 : 0.0;
+    }
+  std::vector<int64_t> perm(static_cast<size_t>(rank));
+  std::iota(perm.begin(), perm.end(), 0);
+  std::swap(perm[static_cast<size_t>(axis)], perm.back());
+  Value last = axis == rank - 1 ? x : b.permute(x, perm);
+  Shape ls = b.type(last).shape;
+  Value flat = b.reshape(last, {ls.numel() / std::max<int64_t>(n, 1), n});
+  Value y = b.matmul(flat, b.constant(Shape{n, n}, std::move(tri), t.dtype));
+  y = b.reshape(y, ls.dims());
+  c.set_output(0, axis == rank - 1 ? y : b.permute(y, perm));
+}
+
+void convert_size(NodeContext& c) {
+  c.set_static_output(0, host(TP::INT64, {}, {static_cast<double>(c.input_shape(0).numel())}));
+}
+
+void convert_cast_like(NodeContext& c) {
+  DType to = c.input_type(1).dtype;
+  if (c.input_static(0)) {
+    HostTensor x = *c.input(0).data;
+    x.elem_type = c.input(1).data ? c.input(1).data->elem_type : x.elem_type;
+    c.set_static_output(0, std::move(x));
+    return;
+  }
+  Value x = c.operand(0);
+  c.set_output(0, c.builder().type(x).dtype == to ? x : c.builder().typecast(x, to));
+}
+
+void convert_variadic(NodeContext& c) {
+  const std::string& type = c.node().op_type();
+  // Two-input Max and Min are binary ops (folded when both inputs are known).
+  if ((type == "Max" || type == "Min") && c.num_inputs() == 2) {
+    convert_binary(c);
+    return;
+  }
+  Builder& b = c.builder();
+  if (c.num_inputs() == 0) c.fail("expected at least one input");
+  Value acc = c.operand(0);
+  for (size_t i = 1; i < c.num_inputs(); ++i) {
+    Value v = operand_like(c, i, b.type(acc).dtype, true);
+    acc = type == "Max" ? b.maximum(acc, v) : type == "Min" ? b.minimum(acc, v) : b.add(acc, v);
+  }
+  if (type == "Mean")
+    acc = b.divide(acc, b.scalar(static_cast<double>(c.num_inputs()), b.type(acc).dtype));
+  c.set_output(0, acc);
+}
+
+void convert_leaky_relu(NodeContext& c) {
+  Builder& b = c.builder();
+  Value x = c.operand(0);
+  DType d = b.type(x).dtype;
+  // max(x, 0) + slope * min(x, 0), for any slope.
+  Value slope = c.node().op_type() == "PRelu" ? operand_like(c, 1, d, true)
+                                              : b.scalar(c.attr_float("alpha", 0.01), d);
+  Value zero = b.scalar(0, d);
+  c.set_output(0, b.add(b.maximum(x, zero), b.multiply(slope, b.minimum(x, zero))));
+}
+
+void convert_compare_or_equal(NodeContext& c) {
+  // a >= b is not (a < b); a <= b is not (a > b): 1 - the strict comparison.
+  Builder& b = c.builder();
+  Value x = c.operand(0);
+  DType d = b.type(x).dtype;
+  Value y = operand_like(c, 1, d, true);
+  Value strict = c.node().op_type() == "GreaterOrEqual" ? b.less(x, y) : b.greater(x, y);
+  c.set_output(0, b.subtract(b.scalar(1, b.type(strict).dtype), strict));
+}
+
+} // namespace tilesat::onnx

@@ -122,12 +122,21 @@ std::string elem_type_name(int32_t elem_type) {
 std::optional<DType> dtype_of(int32_t elem_type) {
   switch (elem_type) {
   case TP::FLOAT:
+  // The devices have no f64 or f16 arithmetic: double and float16 values compute in f32 (which
+  // holds every float16 exactly).
+  case TP::DOUBLE:
+  case TP::FLOAT16:
     return DType::F32;
   case TP::BFLOAT16:
     return DType::BF16;
   case TP::INT64:
   case TP::INT32:
   case TP::BOOL:
+  case TP::INT16:
+  case TP::INT8:
+  case TP::UINT32:
+  case TP::UINT16:
+  case TP::UINT8:
     return DType::I32;
   default:
     return std::nullopt;

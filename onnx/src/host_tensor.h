@@ -32,8 +32,9 @@ struct HostTensor {
 
 /// "FLOAT", "INT64", ... (the TensorProto.DataType name).
 std::string elem_type_name(int32_t elem_type);
-/// The tilesat dtype of an ONNX element type, or nullopt when tilesat has none (int64 and
-/// bool map to i32, float16/double are not supported).
+/// The tilesat dtype of an ONNX element type, or nullopt when tilesat has none: every integer
+/// type but uint64, and bool, map to i32; double and float16 compute in f32; strings,
+/// complex and uint64 are not supported.
 std::optional<DType> dtype_of(int32_t elem_type);
 /// Decodes a TensorProto (raw_data or typed fields); throws tilesat::Error naming `what` for
 /// unsupported element types, external data, or data that does not match the dims.

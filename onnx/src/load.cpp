@@ -9,7 +9,10 @@
 #include <onnx/checker.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
+#include <onnx/version_converter/convert.h>
 #include <sstream>
+#include <sys/wait.h>
+#include <unistd.h>
 
 namespace tilesat::onnx {
 
@@ -17,6 +20,8 @@ namespace {
 
 constexpr int64_t kMinOpset = 11;
 constexpr int64_t kMaxOpset = 17;
+// Older models are converted to kMinOpset by the ONNX library's version converter first.
+constexpr int64_t kOldestOpset = 7;
 
 int64_t default_opset(const ::onnx::ModelProto& model, const std::string& name) {
   int64_t opset = -1;
@@ -24,11 +29,68 @@ int64_t default_opset(const ::onnx::ModelProto& model, const std::string& name) 
     if (id.domain().empty() || id.domain() == "ai.onnx") opset = id.version();
   }
   if (opset < 0) fail_in(name, "expected an import of the ai.onnx opset");
-  if (opset < kMinOpset || opset > kMaxOpset) {
+  if (opset < kOldestOpset || opset > kMaxOpset) {
     fail_in(name,
-            fmt::format("expected ai.onnx opset {} to {}, got {}", kMinOpset, kMaxOpset, opset));
+            fmt::format("expected ai.onnx opset {} to {}, got {}", kOldestOpset, kMaxOpset, opset));
   }
   return opset;
+}
+
+// `model` converted to kMinOpset by the ONNX library's version converter. The converter has
+// crashed on malformed models (a SIGSEGV found by fuzz_onnx_import), so it runs in a child
+// process: a crash there is an error naming the model, not the end of this process.
+::onnx::ModelProto converted(const ::onnx::ModelProto& model, int64_t opset,
+                             const std::string& name) {
+  std::string what = fmt::format("converting ai.onnx opset {} to {} (ONNX version converter)",
+                                 opset, kMinOpset);
+  int fds[2];
+  if (pipe(fds) != 0) fail_in(name, fmt::format("{}: pipe: {}", what, std::strerror(errno)));
+  pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    fail_in(name, fmt::format("{}: fork: {}", what, std::strerror(errno)));
+  }
+  if (pid == 0) {
+    // The child writes 'O' and the converted model, or 'E' and the converter's message.
+    close(fds[0]);
+    std::string out;
+    try {
+      out = "O" + ::onnx::version_conversion::ConvertVersion(model, static_cast<int>(kMinOpset))
+                      .SerializeAsString();
+    } catch (const std::exception& e) {
+      out = std::string("E") + e.what();
+    }
+    for (size_t done = 0; done < out.size();) {
+      ssize_t n = write(fds[1], out.data() + done, out.size() - done);
+      if (n <= 0) _exit(2);
+      done += static_cast<size_t>(n);
+    }
+    _exit(0);
+  }
+  close(fds[1]);
+  std::string got;
+  char buf[65536];
+  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) != 0;) {
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) break;
+    got.append(buf, static_cast<size_t>(n));
+  }
+  close(fds[0]);
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (WIFSIGNALED(status))
+    fail_in(name, fmt::format("{}: the converter stopped with signal {} ({}); convert the model "
+                              "to opset {} or later with another tool",
+                              what, WTERMSIG(status), strsignal(WTERMSIG(status)), kMinOpset));
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || got.empty())
+    fail_in(name, fmt::format("{}: the converter did not finish", what));
+  if (got[0] == 'E') fail_in(name, fmt::format("{}: {}", what, got.substr(1)));
+  ::onnx::ModelProto out;
+  if (!out.ParseFromArray(got.data() + 1, static_cast<int>(got.size() - 1)))
+    fail_in(name, fmt::format("{}: the converted model does not parse", what));
+  return out;
 }
 
 // Window attributes ONNX's own shape inference divides by without checking (a zero stride
@@ -67,6 +129,18 @@ ImportedModel import_bytes(std::string_view bytes, const std::string& name,
   }
   if (!model.has_graph()) fail_in(name, "expected a model with a graph, got none");
   int64_t opset = default_opset(model, name);
+  if (opset < kMinOpset) {
+    // The converter runs the library's shape inference, so the model is checked first as the
+    // rest of the import checks it.
+    try {
+      ::onnx::checker::check_model(model);
+    } catch (const std::exception& e) {
+      fail_in(name, fmt::format("ONNX checker: {}", e.what()));
+    }
+    check_window_attributes(model.graph(), name);
+    model = converted(model, opset, name);
+    opset = kMinOpset;
+  }
   // Before the checker, which would name only the first op it does not know.
   check_supported(model.graph(), name);
   try {

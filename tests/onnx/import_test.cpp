@@ -84,11 +84,25 @@ TEST(Import, UnsupportedOpsAreListedWithCounts) {
 }
 
 TEST(Import, OpsetRange) {
-  OnnxModel m(9);
+  OnnxModel m(6);
   m.input("x", {2});
   m.node("Relu", {"x"}, {"y"});
   m.output("y");
-  EXPECT_EQ(import_error(m), "error: test.onnx: expected ai.onnx opset 11 to 17, got 9");
+  EXPECT_EQ(import_error(m), "error: test.onnx: expected ai.onnx opset 7 to 17, got 6");
+}
+
+TEST(Import, OldOpsetsAreConverted) {
+  // An opset 9 model imports after the ONNX version converter (in a child process) brings it
+  // to opset 11: here Upsample-free, with a Clip whose bounds were attributes before 11.
+  OnnxModel m(9);
+  m.input("x", {3});
+  ::onnx::NodeProto* clip = m.node("Clip", {"x"}, {"y"});
+  OnnxModel::attr_f(clip, "min", -0.5F);
+  OnnxModel::attr_f(clip, "max", 1.0F);
+  m.output("y");
+  ImportedModel im = import(m);
+  EXPECT_EQ(im.opset, 11);
+  EXPECT_THAT(run(im, {{"x", T({3}, {-1, 0.25, 2})}}).data(), ElementsAre(-0.5, 0.25, 1));
 }
 
 TEST(Import, CheckerAndShapeInferenceErrors) {

@@ -1,4 +1,6 @@
-// Importing ONNX models (opsets 11 to 17) into tilesat graphs.
+// Importing ONNX models (opsets 11 to 17; 7 to 10 are converted to 11 by the ONNX library's
+// version converter first, in a child process so that a converter crash is an error) into
+// tilesat graphs.
 //
 // The model is checked by the ONNX library's checker and shape inference, then converted node
 // by node: initializers become weight arguments (their data is returned beside the graph),

@@ -2,11 +2,13 @@
 // any other: ArgMax/ArgMin and Hardmax (a max, a comparison and a min over an index constant),
 // LogSoftmax, the rest of the Reduce family, CumSum (a matrix product with a triangular
 // constant), Size, CastLike, variadic Sum/Mean/Max/Min, LeakyRelu and PRelu,
-// GreaterOrEqual/LessOrEqual.
+// GreaterOrEqual/LessOrEqual, And/Or/Xor, hyperbolic and inverse hyperbolic functions, Tan,
+// Sign, ThresholdedRelu, Shrink, IsInf, EyeLike.
 #include "converters.h"
 
 #include <cmath>
 #include <fmt/format.h>
+#include <limits>
 #include <numbers>
 #include <numeric>
 
@@ -251,6 +253,72 @@ void convert_compare_or_equal(NodeContext& c) {
   Value y = operand_like(c, 1, d, true);
   Value strict = c.node().op_type() == "GreaterOrEqual" ? b.less(x, y) : b.greater(x, y);
   c.set_output(0, b.subtract(b.scalar(1, b.type(strict).dtype), strict));
+}
+
+void convert_logical(NodeContext& c) {
+  // Booleans are 1/0: a and b is a*b, a or b is max(a, b), a xor b is |a - b|.
+  Builder& b = c.builder();
+  Value x = c.operand(0);
+  Value y = operand_like(c, 1, b.type(x).dtype, true);
+  const std::string& type = c.node().op_type();
+  c.set_output(0, type == "And"  ? b.multiply(x, y)
+                  : type == "Or" ? b.maximum(x, y)
+                                 : b.abs(b.subtract(x, y)));
+}
+
+void convert_math(NodeContext& c) {
+  const std::string& type = c.node().op_type();
+  Builder& b = c.builder();
+  Value x = c.operand(0);
+  DType d = b.type(x).dtype;
+  auto k = [&](double v) { return b.scalar(v, d); };
+  Value y = x;
+  if (type == "Sinh" || type == "Cosh") {
+    Value e = b.exp(x), f = b.exp(b.neg(x));
+    y = b.multiply(type == "Sinh" ? b.subtract(e, f) : b.add(e, f), k(0.5));
+  } else if (type == "Tan") {
+    y = b.divide(b.sin(x), b.cos(x));
+  } else if (type == "Asinh") {
+    y = b.log(b.add(x, b.sqrt(b.add(b.multiply(x, x), k(1)))));
+  } else if (type == "Acosh") {
+    y = b.log(b.add(x, b.sqrt(b.subtract(b.multiply(x, x), k(1)))));
+  } else if (type == "Atanh") {
+    y = b.multiply(b.log(b.divide(b.add(k(1), x), b.subtract(k(1), x))), k(0.5));
+  } else if (type == "Sign") {
+    y = b.subtract(b.greater(x, k(0)), b.less(x, k(0)));
+  } else if (type == "ThresholdedRelu") {
+    y = b.where(b.greater(x, k(c.attr_float("alpha", 1.0))), x, k(0));
+  } else if (type == "Shrink") {
+    double bias = c.attr_float("bias", 0.0), lambd = c.attr_float("lambd", 0.5);
+    y = b.where(b.less(x, k(-lambd)), b.add(x, k(bias)),
+                b.where(b.greater(x, k(lambd)), b.subtract(x, k(bias)), k(0)));
+  } else if (type == "IsInf") {
+    bool pos = c.attr_int("detect_positive", 1) != 0, neg = c.attr_int("detect_negative", 1) != 0;
+    double inf = std::numeric_limits<double>::infinity();
+    Value hit = k(0);
+    if (pos) hit = b.maximum(hit, b.equal(x, k(inf)));
+    if (neg) hit = b.maximum(hit, b.equal(x, k(-inf)));
+    y = pos || neg ? hit : b.multiply(x, k(0));
+  } else {
+    c.fail("no mapping");
+  }
+  c.set_output(0, y);
+}
+
+void convert_eye_like(NodeContext& c) {
+  Shape s = c.input_shape(0);
+  if (s.rank() != 2) c.fail(fmt::format("expected a 2-D input, got rank {}", s.rank()));
+  int64_t k = c.attr_int("k", 0);
+  auto elem = static_cast<int32_t>(
+      c.attr_int("dtype", c.input(0).data ? c.input(0).data->elem_type : TP::FLOAT));
+  if (!c.input(0).data && !c.has_attr("dtype")) {
+    // The input's own element type: float for float inputs, else int.
+    elem = c.input_type(0).dtype == DType::I32 ? TP::INT32 : TP::FLOAT;
+  }
+  std::vector<double> v(static_cast<size_t>(s.numel()), 0.0);
+  for (int64_t i = 0; i < s[0]; ++i)
+    if (i + k >= 0 && i + k < s[1]) v[static_cast<size_t>(i * s[1] + i + k)] = 1.0;
+  c.set_static_output(0, host(elem, s.dims(), std::move(v)));
 }
 
 } // namespace tilesat::onnx

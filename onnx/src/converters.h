@@ -56,6 +56,9 @@ void convert_cast_like(NodeContext& c);
 void convert_variadic(NodeContext& c);
 void convert_leaky_relu(NodeContext& c);
 void convert_compare_or_equal(NodeContext& c);
+void convert_logical(NodeContext& c);
+void convert_math(NodeContext& c);
+void convert_eye_like(NodeContext& c);
 // normalization.cpp
 void convert_layer_norm(NodeContext& c);
 // padding_masks.cpp

@@ -41,8 +41,8 @@ int64_t default_opset(const ::onnx::ModelProto& model, const std::string& name) 
 // process: a crash there is an error naming the model, not the end of this process.
 ::onnx::ModelProto converted(const ::onnx::ModelProto& model, int64_t opset,
                              const std::string& name) {
-  std::string what = fmt::format("converting ai.onnx opset {} to {} (ONNX version converter)",
-                                 opset, kMinOpset);
+  std::string what =
+      fmt::format("converting ai.onnx opset {} to {} (ONNX version converter)", opset, kMinOpset);
   int fds[2];
   if (pipe(fds) != 0) fail_in(name, fmt::format("{}: pipe: {}", what, std::strerror(errno)));
   pid_t pid = fork();

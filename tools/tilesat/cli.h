@@ -97,8 +97,7 @@ egraph::RunnerConfig runner_config(const Options& o);
 
 /// Reads INPUT: an ONNX model when `path` ends in ".onnx" (one function, @main; its weights'
 /// values go to `weights` when given), else TTIR or StableHLO text ("-" is standard input).
-SourceFile load_input(const std::string& path,
-                      std::map<std::string, Tensor, std::less<>>* weights,
+SourceFile load_input(const std::string& path, std::map<std::string, Tensor, std::less<>>* weights,
                       const std::map<std::string, Tensor, std::less<>>& static_inputs);
 SourceFile load_input(const std::string& path,
                       std::map<std::string, Tensor, std::less<>>* weights = nullptr);

@@ -3,7 +3,7 @@
 // LogSoftmax, the rest of the Reduce family, CumSum (a matrix product with a triangular
 // constant), Size, CastLike, variadic Sum/Mean/Max/Min, LeakyRelu and PRelu,
 // GreaterOrEqual/LessOrEqual, And/Or/Xor, hyperbolic and inverse hyperbolic functions, Tan,
-// Sign, ThresholdedRelu, Shrink, IsInf, EyeLike.
+// Sign, ThresholdedRelu, Shrink, IsInf, EyeLike, GatherElements with indices known at import.
 #include "converters.h"
 
 #include <cmath>
@@ -303,6 +303,45 @@ void convert_math(NodeContext& c) {
     c.fail("no mapping");
   }
   c.set_output(0, y);
+}
+
+void convert_gather_elements(NodeContext& c) {
+  // out[i..] = data[i.. with the axis coordinate replaced by indices[i..]]: with the indices
+  // known, each output element's flat position in data is known, so it is one take from the
+  // flattened data.
+  Builder& b = c.builder();
+  Value data = c.operand(0);
+  Shape s = b.type(data).shape;
+  const HostTensor& ind = c.input_data(1, "indices");
+  int64_t rank = s.rank();
+  int64_t axis = axis_attr(c, rank, 0);
+  if (static_cast<int64_t>(ind.dims.size()) != rank)
+    c.fail(fmt::format("expected indices of rank {}, got {}", rank, ind.dims.size()));
+  for (int64_t d = 0; d < rank; ++d)
+    if (d != axis && ind.dims[static_cast<size_t>(d)] > s[d])
+      c.fail(fmt::format("expected indices dim {} at most {}, got {}", d, s[d],
+                         ind.dims[static_cast<size_t>(d)]));
+  std::vector<int64_t> idx = ind.ints();
+  std::vector<double> flat(idx.size());
+  std::vector<int64_t> coord(static_cast<size_t>(rank), 0);
+  for (size_t e = 0; e < idx.size(); ++e) {
+    // The coordinate of element e of the indices, row-major.
+    size_t rest = e;
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      auto extent = static_cast<size_t>(ind.dims[static_cast<size_t>(d)]);
+      coord[static_cast<size_t>(d)] = static_cast<int64_t>(rest % extent);
+      rest /= extent;
+    }
+    int64_t k = idx[e] < 0 ? idx[e] + s[axis] : idx[e];
+    if (k < 0 || k >= s[axis])
+      c.fail(fmt::format("expected indices in [{}, {}), got {}", -s[axis], s[axis], idx[e]));
+    coord[static_cast<size_t>(axis)] = k;
+    int64_t pos = 0;
+    for (int64_t d = 0; d < rank; ++d) pos = pos * s[d] + coord[static_cast<size_t>(d)];
+    flat[e] = static_cast<double>(pos);
+  }
+  Value positions = b.constant(Shape(ind.dims), std::move(flat), DType::I32);
+  c.set_output(0, b.take(b.reshape(data, {s.numel()}), positions, 0));
 }
 
 void convert_eye_like(NodeContext& c) {

@@ -83,6 +83,7 @@ constexpr std::pair<std::string_view, Converter> kConverters[] = {
     {"Split", convert_split},
     {"Slice", convert_slice},
     {"Gather", convert_gather},
+    {"GatherElements", convert_gather_elements},
     {"Expand", convert_expand},
     {"Pad", convert_pad},
     {"Trilu", convert_trilu},
@@ -104,6 +105,8 @@ constexpr std::pair<std::string_view, Converter> kConverters[] = {
     {"Hardmax", convert_hardmax},
     {"LogSoftmax", convert_log_softmax},
     {"CumSum", convert_cumsum},
+    {"NegativeLogLikelihoodLoss", convert_nll_loss},
+    {"SoftmaxCrossEntropyLoss", convert_softmax_cross_entropy},
     {"GlobalAveragePool", convert_global_average_pool},
     // Convolution, pooling and normalization.
     {"Conv", convert_conv},

@@ -59,6 +59,10 @@ void convert_compare_or_equal(NodeContext& c);
 void convert_logical(NodeContext& c);
 void convert_math(NodeContext& c);
 void convert_eye_like(NodeContext& c);
+void convert_gather_elements(NodeContext& c);
+// losses.cpp
+void convert_nll_loss(NodeContext& c);
+void convert_softmax_cross_entropy(NodeContext& c);
 // normalization.cpp
 void convert_layer_norm(NodeContext& c);
 // padding_masks.cpp

@@ -292,6 +292,24 @@ void convert_math(NodeContext& c) {
     double bias = c.attr_float("bias", 0.0), lambd = c.attr_float("lambd", 0.5);
     y = b.where(b.less(x, k(-lambd)), b.add(x, k(bias)),
                 b.where(b.greater(x, k(lambd)), b.subtract(x, k(bias)), k(0)));
+  } else if (type == "Elu" || type == "Selu" || type == "Celu") {
+    // x where x > 0, else alpha * (exp(x) - 1) (Celu: alpha * (exp(x / alpha) - 1)); Selu
+    // scales both by gamma.
+    double alpha = c.attr_float("alpha", type == "Selu" ? 1.67326319217681884765625 : 1.0);
+    Value e = type == "Celu" ? b.exp(b.divide(x, k(alpha))) : b.exp(x);
+    y = b.where(b.greater(x, k(0)), x, b.multiply(k(alpha), b.subtract(e, k(1))));
+    if (type == "Selu") y = b.multiply(y, k(c.attr_float("gamma", 1.05070102214813232421875)));
+  } else if (type == "Softplus") {
+    y = b.log(b.add(b.exp(x), k(1)));
+  } else if (type == "Softsign") {
+    y = b.divide(x, b.add(b.abs(x), k(1)));
+  } else if (type == "GlobalMaxPool") {
+    int64_t rank = b.type(x).shape.rank();
+    if (rank < 3)
+      c.fail(fmt::format("expected an input of rank >= 3 (N, C, spatial...), got {}", rank));
+    std::vector<int64_t> dims;
+    for (int64_t dim = 2; dim < rank; ++dim) dims.push_back(dim);
+    y = b.max(x, keep(dims));
   } else if (type == "IsInf") {
     bool pos = c.attr_int("detect_positive", 1) != 0, neg = c.attr_int("detect_negative", 1) != 0;
     double inf = std::numeric_limits<double>::infinity();
@@ -342,6 +360,29 @@ void convert_gather_elements(NodeContext& c) {
   }
   Value positions = b.constant(Shape(ind.dims), std::move(flat), DType::I32);
   c.set_output(0, b.take(b.reshape(data, {s.numel()}), positions, 0));
+}
+
+void convert_instance_norm(NodeContext& c) {
+  // (x - mean) / sqrt(var + epsilon) * scale + bias over each sample's and channel's
+  // spatial dims; scale and bias are per channel.
+  Builder& b = c.builder();
+  Value x = c.operand(0);
+  TensorType t = b.type(x);
+  int64_t rank = t.shape.rank();
+  if (rank < 3)
+    c.fail(fmt::format("expected an input of rank >= 3 (N, C, spatial...), got {}", rank));
+  std::vector<int64_t> dims;
+  for (int64_t d = 2; d < rank; ++d) dims.push_back(d);
+  Value mean = b.mean(x, keep(dims));
+  Value centered = b.subtract(x, mean);
+  Value var = b.mean(b.multiply(centered, centered), keep(dims));
+  Value y =
+      b.multiply(centered, b.rsqrt(b.add(var, b.scalar(c.attr_float("epsilon", 1e-5), t.dtype))));
+  std::vector<int64_t> per_channel(static_cast<size_t>(rank), 1);
+  per_channel[1] = t.shape[1];
+  y = b.multiply(y, b.reshape(operand_like(c, 1, t.dtype, false), per_channel));
+  y = b.add(y, b.reshape(operand_like(c, 2, t.dtype, false), per_channel));
+  c.set_output(0, y);
 }
 
 void convert_eye_like(NodeContext& c) {

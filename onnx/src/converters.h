@@ -59,6 +59,7 @@ void convert_compare_or_equal(NodeContext& c);
 void convert_logical(NodeContext& c);
 void convert_math(NodeContext& c);
 void convert_eye_like(NodeContext& c);
+void convert_instance_norm(NodeContext& c);
 void convert_gather_elements(NodeContext& c);
 // losses.cpp
 void convert_nll_loss(NodeContext& c);

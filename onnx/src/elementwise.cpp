@@ -111,7 +111,23 @@ void set_binary_output(NodeContext& c, OpKind kind) {
 }
 
 void convert_clip(NodeContext& c) {
-  // Opset 11 on: bounds are optional inputs 1 and 2, known at import time.
+  // Opset 11 on: bounds are optional inputs 1 and 2; bounds computed at run time are
+  // one-element tensors applied with maximum and minimum.
+  if ((c.has_input(1) && !c.input_static(1)) || (c.has_input(2) && !c.input_static(2))) {
+    Builder& b = c.builder();
+    Value x = c.operand(0);
+    DType d = b.type(x).dtype;
+    for (size_t i : {size_t{1}, size_t{2}}) {
+      if (!c.has_input(i)) continue;
+      if (c.input_shape(i).numel() != 1)
+        c.fail(fmt::format("expected a one-element '{}', got {}", i == 1 ? "min" : "max",
+                           c.input_shape(i).numel()));
+      Value bound = b.reshape(operand_like(c, i, d, true), {});
+      x = i == 1 ? b.maximum(x, bound) : b.minimum(x, bound);
+    }
+    c.set_output(0, x);
+    return;
+  }
   std::optional<double> lo, hi;
   if (c.has_input(1)) {
     const HostTensor& h = c.input_data(1, "min");

@@ -21,7 +21,7 @@ namespace {
 constexpr int64_t kMinOpset = 11;
 constexpr int64_t kMaxOpset = 17;
 // Older models are converted to kMinOpset by the ONNX library's version converter first.
-constexpr int64_t kOldestOpset = 7;
+constexpr int64_t kOldestOpset = 1;
 
 int64_t default_opset(const ::onnx::ModelProto& model, const std::string& name) {
   int64_t opset = -1;

@@ -84,11 +84,11 @@ TEST(Import, UnsupportedOpsAreListedWithCounts) {
 }
 
 TEST(Import, OpsetRange) {
-  OnnxModel m(6);
+  OnnxModel m(18);
   m.input("x", {2});
   m.node("Relu", {"x"}, {"y"});
   m.output("y");
-  EXPECT_EQ(import_error(m), "error: test.onnx: expected ai.onnx opset 7 to 17, got 6");
+  EXPECT_EQ(import_error(m), "error: test.onnx: expected ai.onnx opset 1 to 17, got 18");
 }
 
 TEST(Import, OldOpsetsAreConverted) {

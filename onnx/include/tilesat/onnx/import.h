@@ -1,4 +1,4 @@
-// Importing ONNX models (opsets 11 to 17; 7 to 10 are converted to 11 by the ONNX library's
+// Importing ONNX models (opsets 11 to 17; 1 to 10 are converted to 11 by the ONNX library's
 // version converter first, in a child process so that a converter crash is an error) into
 // tilesat graphs.
 //

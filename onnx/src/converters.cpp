@@ -93,6 +93,7 @@ constexpr std::pair<std::string_view, Converter> kConverters[] = {
     {"GatherElements", convert_gather_elements},
     {"Expand", convert_expand},
     {"Pad", convert_pad},
+    {"Resize", convert_resize},
     {"Trilu", convert_trilu},
     {"ScatterND", convert_scatter_nd},
     // Reductions.

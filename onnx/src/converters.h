@@ -64,6 +64,8 @@ void convert_gather_elements(NodeContext& c);
 // losses.cpp
 void convert_nll_loss(NodeContext& c);
 void convert_softmax_cross_entropy(NodeContext& c);
+// resize.cpp
+void convert_resize(NodeContext& c);
 // normalization.cpp
 void convert_layer_norm(NodeContext& c);
 // padding_masks.cpp

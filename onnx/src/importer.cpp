@@ -141,10 +141,11 @@ void Importer::add_inputs(const ::onnx::GraphProto& graph) {
           fmt::format("{}: unsupported element type {}", what, elem_type_name(tt.elem_type())));
     }
     if (!tt.has_shape()) throw Error(fmt::format("{}: expected a shape, got none", what));
-    // Only integer and bool inputs (shapes, axes, indices) are specialized.
-    const Tensor* known = *dtype == DType::I32 ? static_input(in.name()) : nullptr;
+    // Integer and bool inputs (shapes, axes, indices) with a given value become data; float
+    // ones stay arguments whose value is also known where an op needs it (Resize's scales).
+    const Tensor* known = static_input(in.name());
+    std::optional<HostTensor> known_data;
     if (known != nullptr) {
-      // Specialized: the given value is data known at import time, not an argument.
       const std::vector<int64_t>& got = known->shape().dims();
       bool fits = static_cast<int>(got.size()) == tt.shape().dim_size();
       for (int d = 0; fits && d < tt.shape().dim_size(); ++d)
@@ -153,9 +154,12 @@ void Importer::add_inputs(const ::onnx::GraphProto& graph) {
         throw Error(fmt::format("{}: the value given for it has shape {}, which the model's does "
                                 "not allow",
                                 what, known->shape().str()));
+      known_data = HostTensor{tt.elem_type(), got,
+                              std::vector<double>(known->data().begin(), known->data().end())};
+    }
+    if (known_data && *dtype == DType::I32) {
       OnnxValue v;
-      v.data = HostTensor{tt.elem_type(), got,
-                          std::vector<double>(known->data().begin(), known->data().end())};
+      v.data = std::move(known_data);
       v.is_static = true;
       define(in.name(), std::move(v));
       continue;
@@ -184,6 +188,7 @@ void Importer::add_inputs(const ::onnx::GraphProto& graph) {
     OnnxValue v;
     v.node = model_.graph.add_argument(unique_arg_name(in.name()),
                                        TensorType{*dtype, Shape(dims), {}}, ArgRole::Input);
+    v.data = std::move(known_data);
     define(in.name(), std::move(v));
   }
 }

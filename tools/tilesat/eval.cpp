@@ -56,14 +56,13 @@ input_files(const Options& o, const Graph& g,
 
 int run_eval(const Options& o) {
   std::map<std::string, Tensor, std::less<>> weights; // an ONNX model's initializers
-  // An ONNX model is specialized to the integer inputs given (shapes, axes, indices: what
-  // tilesat needs at compile time), as its initializers would be.
+  // An ONNX model is specialized to the inputs given where it needs their values at compile
+  // time (shapes, axes, indices, Resize's scales), as its initializers would be.
   std::map<std::string, Tensor, std::less<>> specialized;
   if (o.input.ends_with(".onnx")) {
     for (const std::string& spec : o.inputs) {
       auto [name, file] = input_spec(spec);
-      Tensor t = read_npy(file);
-      if (t.type().dtype == DType::I32) specialized.emplace(name, std::move(t));
+      specialized.emplace(name, read_npy(file));
     }
   }
   SourceFile file = load_input(o.input, &weights, specialized);

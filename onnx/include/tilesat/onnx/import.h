@@ -38,10 +38,11 @@ struct ImportOptions {
   /// is an error naming the input and the dim.
   std::map<std::string, int64_t, std::less<>> dim_values;
   /// Values of graph inputs (by the model's name or the argument's) to specialize the model
-  /// to: each becomes data known at import time, folded where an op needs it (Reshape's shape,
-  /// Slice's starts, axes, Trilu's k, indices) instead of an argument. Only inputs of integer
-  /// or bool type are specialized (others stay arguments); a name that is no input of the
-  /// model is an error. `tilesat eval` passes the integer inputs it is given.
+  /// to. An integer or bool input becomes data known at import time, folded where an op needs
+  /// it (Reshape's shape, Slice's starts, axes, Trilu's k, indices), and is no argument; a
+  /// float input stays an argument whose value is also known where an op needs it at import
+  /// (Resize's scales, Clip's bounds), so the model is only valid for that value there. A name
+  /// that is no input of the model is an error. `tilesat eval` passes every input it is given.
   std::map<std::string, Tensor, std::less<>> static_inputs;
 };
 

@@ -310,6 +310,20 @@ void convert_math(NodeContext& c) {
     std::vector<int64_t> dims;
     for (int64_t dim = 2; dim < rank; ++dim) dims.push_back(dim);
     y = b.max(x, keep(dims));
+  } else if (type == "Floor" || type == "Ceil") {
+    // trunc(x) by a round trip through i32 (|x| < 2^31), then one step down below a negative
+    // fraction (floor) or up above a positive one (ceil).
+    Value t = b.typecast(b.typecast(x, DType::I32), d);
+    y = type == "Floor" ? b.subtract(t, b.less(x, t)) : b.add(t, b.greater(x, t));
+  } else if (type == "IsNaN") {
+    y = b.subtract(k(1), b.equal(x, x));
+  } else if (type == "MeanVarianceNormalization") {
+    std::vector<int64_t> axes = c.attr_ints("axes", {0, 2, 3});
+    int64_t rank = b.type(x).shape.rank();
+    for (int64_t& a : axes) a = norm_axis(a, std::max<int64_t>(rank, 1), "'axes'");
+    Value centered = b.subtract(x, b.mean(x, keep(axes)));
+    Value var = b.mean(b.multiply(centered, centered), keep(axes));
+    y = b.divide(centered, b.add(b.sqrt(var), k(1e-9)));
   } else if (type == "IsInf") {
     bool pos = c.attr_int("detect_positive", 1) != 0, neg = c.attr_int("detect_negative", 1) != 0;
     double inf = std::numeric_limits<double>::infinity();
@@ -383,6 +397,45 @@ void convert_instance_norm(NodeContext& c) {
   y = b.multiply(y, b.reshape(operand_like(c, 1, t.dtype, false), per_channel));
   y = b.add(y, b.reshape(operand_like(c, 2, t.dtype, false), per_channel));
   c.set_output(0, y);
+}
+
+void convert_bit_shift(NodeContext& c) {
+  // Unsigned x << y is x * 2^y; x >> y is x / 2^y truncated (toward zero, the floor for
+  // unsigned values), computed in f32 and converted back.
+  Builder& b = c.builder();
+  Value x = c.operand(0);
+  DType d = b.type(x).dtype;
+  Value y = operand_like(c, 1, d, true);
+  Value xf = d == DType::F32 ? x : b.typecast(x, DType::F32);
+  Value yf = b.type(y).dtype == DType::F32 ? y : b.typecast(y, DType::F32);
+  Value scale = b.pow(b.scalar(2.0, DType::F32), yf);
+  std::string direction = c.attr_string("direction", "");
+  if (direction != "LEFT" && direction != "RIGHT")
+    c.fail(fmt::format("expected 'direction' LEFT or RIGHT, got '{}'", direction));
+  Value r = direction == "LEFT" ? b.multiply(xf, scale) : b.divide(xf, scale);
+  c.set_output(0, b.typecast(r, d == DType::F32 ? DType::I32 : d));
+}
+
+void convert_mod_runtime(NodeContext& c) {
+  if (c.input_static(0) && c.input_static(1)) {
+    convert_mod(c); // folded at import
+    return;
+  }
+  // fmod=1: x - trunc(x / y) * y (C's fmod); fmod=0 (integers): x - floor(x / y) * y, whose
+  // sign is the divisor's. trunc is a round trip through i32 (|x / y| < 2^31).
+  Builder& b = c.builder();
+  bool fmod = c.attr_int("fmod", 0) != 0;
+  Value x = c.operand(0);
+  DType d = b.type(x).dtype;
+  if (d != DType::I32 && !fmod) c.fail("expected fmod=1 for floating-point inputs (the ONNX rule)");
+  Value y = operand_like(c, 1, d, true);
+  Value xf = d == DType::I32 ? b.typecast(x, DType::F32) : x;
+  Value yf = b.type(y).dtype == DType::I32 ? b.typecast(y, DType::F32) : y;
+  Value q = b.divide(xf, yf);
+  Value t = b.typecast(b.typecast(q, DType::I32), b.type(q).dtype);
+  if (!fmod) t = b.subtract(t, b.less(q, t)); // floor
+  Value r = b.subtract(xf, b.multiply(t, yf));
+  c.set_output(0, d == DType::I32 ? b.typecast(r, DType::I32) : r);
 }
 
 void convert_eye_like(NodeContext& c) {

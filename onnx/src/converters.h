@@ -59,6 +59,16 @@ void convert_compare_or_equal(NodeContext& c);
 void convert_logical(NodeContext& c);
 void convert_math(NodeContext& c);
 void convert_eye_like(NodeContext& c);
+void convert_bit_shift(NodeContext& c);
+void convert_mod_runtime(NodeContext& c);
+// positions.cpp
+void convert_scatter_elements(NodeContext& c);
+void convert_scatter_nd_runtime(NodeContext& c);
+void convert_gather_nd(NodeContext& c);
+void convert_compress(NodeContext& c);
+void convert_tile(NodeContext& c);
+void convert_depth_space(NodeContext& c);
+void convert_one_hot(NodeContext& c);
 void convert_instance_norm(NodeContext& c);
 void convert_gather_elements(NodeContext& c);
 // losses.cpp

@@ -163,7 +163,7 @@ void convert_clip(NodeContext& c) {
 void convert_identity(NodeContext& c) {
   // Dropout at inference, or with ratio 0 in any mode, is the identity; its mask output is
   // not supported.
-  bool no_ratio = c.has_input(1) && c.input_static(1) && c.input(1).data->numel() == 1 &&
+  bool no_ratio = c.has_input(1) && c.input(1).data && c.input(1).data->numel() == 1 &&
                   c.input(1).data->values.at(0) == 0;
   if (c.node().op_type() == "Dropout" && c.has_input(2) && !no_ratio &&
       (!c.input_static(2) || c.input(2).data->values.at(0) != 0)) {

@@ -137,6 +137,7 @@ std::optional<DType> dtype_of(int32_t elem_type) {
   case TP::UINT32:
   case TP::UINT16:
   case TP::UINT8:
+  case TP::UINT64:
     return DType::I32;
   default:
     return std::nullopt;

@@ -33,8 +33,8 @@ struct HostTensor {
 /// "FLOAT", "INT64", ... (the TensorProto.DataType name).
 std::string elem_type_name(int32_t elem_type);
 /// The tilesat dtype of an ONNX element type, or nullopt when tilesat has none: every integer
-/// type but uint64, and bool, map to i32; double and float16 compute in f32; strings,
-/// complex and uint64 are not supported.
+/// type and bool map to i32 (as int64 always has: values beyond i32 are not kept exactly);
+/// double and float16 compute in f32; strings and complex are not supported.
 std::optional<DType> dtype_of(int32_t elem_type);
 /// Decodes a TensorProto (raw_data or typed fields); throws tilesat::Error naming `what` for
 /// unsupported element types, external data, or data that does not match the dims.

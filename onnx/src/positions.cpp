@@ -1,0 +1,280 @@
+// positions.cpp: ops each of whose output elements is an element of its inputs at a position
+// known at import time (indices, conditions, repeats and depths given as data): ScatterElements
+// and ScatterND (reduction none or add), GatherND, Compress, Tile, DepthToSpace, SpaceToDepth,
+// OneHot. Each becomes one `take` from its inputs laid end to end, at constant positions;
+// scatters with reduction add also add a constant 0/1 matrix times the updates.
+#include "converters.h"
+
+#include <fmt/format.h>
+#include <numeric>
+
+namespace tilesat::onnx {
+namespace {
+
+// Positions beyond this do not survive the f32 the graph's i32 values are held in.
+constexpr int64_t kMaxPositions = int64_t{1} << 24;
+
+// The row-major coordinate of flat index `e` in `dims`.
+std::vector<int64_t> coord_of(int64_t e, const std::vector<int64_t>& dims) {
+  std::vector<int64_t> c(dims.size());
+  for (size_t d = dims.size(); d-- > 0;) {
+    c[d] = e % std::max<int64_t>(dims[d], 1);
+    e /= std::max<int64_t>(dims[d], 1);
+  }
+  return c;
+}
+
+int64_t flat_of(const std::vector<int64_t>& coord, const std::vector<int64_t>& dims) {
+  int64_t f = 0;
+  for (size_t d = 0; d < dims.size(); ++d) f = f * dims[d] + coord[d];
+  return f;
+}
+
+// The output of `shape` whose element e is element pos[e] of `sources` flattened and laid end
+// to end.
+Value take_positions(NodeContext& c, std::span<const Value> sources, const Shape& shape,
+                     std::vector<double> pos) {
+  Builder& b = c.builder();
+  std::vector<Value> flat;
+  int64_t total = 0;
+  for (Value v : sources) {
+    int64_t n = b.type(v).shape.numel();
+    total += n;
+    flat.push_back(b.reshape(v, {n}));
+  }
+  if (total >= kMaxPositions || shape.numel() >= kMaxPositions)
+    c.fail(
+        fmt::format("expected fewer than 2^24 elements, got {}", std::max(total, shape.numel())));
+  Value src = flat.size() == 1 ? flat[0] : b.concat(flat, 0);
+  return b.take(src, b.constant(shape, std::move(pos), DType::I32), 0);
+}
+
+int64_t index_in(NodeContext& c, int64_t i, int64_t extent, int64_t dim) {
+  if (i < -extent || i >= extent)
+    c.fail(fmt::format("index {} out of range for dim {} of extent {}", i, dim, extent));
+  return i < 0 ? i + extent : i;
+}
+
+// data with update u written at flat position target[u] (reduction none: the last write
+// wins; add: the updates are summed onto data).
+void scatter(NodeContext& c, const std::vector<int64_t>& target) {
+  Builder& b = c.builder();
+  Value data = c.operand(0);
+  TensorType t = b.type(data);
+  Value updates = operand_like(c, 2, t.dtype, false);
+  int64_t n = t.shape.numel();
+  auto u_count = static_cast<int64_t>(target.size());
+  std::string reduction = c.attr_string("reduction", "none");
+  if (reduction == "none") {
+    std::vector<double> pos(static_cast<size_t>(n));
+    std::iota(pos.begin(), pos.end(), 0.0);
+    for (int64_t u = 0; u < u_count; ++u)
+      pos[static_cast<size_t>(target[static_cast<size_t>(u)])] = static_cast<double>(n + u);
+    Value srcs[] = {data, updates};
+    c.set_output(0, take_positions(c, srcs, t.shape, std::move(pos)));
+    return;
+  }
+  if (reduction != "add")
+    c.fail(fmt::format("expected reduction 'none' or 'add', got '{}'", reduction));
+  if (u_count * n >= kMaxPositions)
+    c.fail(fmt::format("expected fewer than 2^24 update-by-element pairs, got {}", u_count * n));
+  std::vector<double> m(static_cast<size_t>(u_count * n), 0.0);
+  for (int64_t u = 0; u < u_count; ++u)
+    m[static_cast<size_t>(u * n + target[static_cast<size_t>(u)])] += 1.0;
+  Value added = b.matmul(b.reshape(updates, {1, u_count}),
+                         b.constant(Shape{u_count, n}, std::move(m), t.dtype));
+  c.set_output(0, b.add(data, b.reshape(added, t.shape.dims())));
+}
+
+} // namespace
+
+void convert_scatter_elements(NodeContext& c) {
+  Shape s = c.input_shape(0);
+  const HostTensor& ind = c.input_data(1, "indices");
+  int64_t rank = s.rank();
+  int64_t axis = norm_axis(c.attr_int("axis", 0), std::max<int64_t>(rank, 1), "'axis'");
+  if (static_cast<int64_t>(ind.dims.size()) != rank)
+    c.fail(fmt::format("expected indices of rank {}, got {}", rank, ind.dims.size()));
+  if (c.input_shape(2).dims() != ind.dims) c.fail("expected updates of the indices' shape");
+  std::vector<int64_t> idx = ind.ints(), target;
+  for (int64_t e = 0; e < static_cast<int64_t>(idx.size()); ++e) {
+    std::vector<int64_t> co = coord_of(e, ind.dims);
+    co[static_cast<size_t>(axis)] = index_in(c, idx[static_cast<size_t>(e)], s[axis], axis);
+    target.push_back(flat_of(co, s.dims()));
+  }
+  scatter(c, target);
+}
+
+void convert_scatter_nd_runtime(NodeContext& c) {
+  if (c.input_static(0) && c.input_static(1) && c.input_static(2)) {
+    convert_scatter_nd(c); // folded at import
+    return;
+  }
+  Shape s = c.input_shape(0);
+  const HostTensor& ind = c.input_data(1, "indices");
+  if (ind.dims.empty()) c.fail("expected indices of rank >= 1");
+  int64_t depth = ind.dims.back(), rank = s.rank();
+  if (depth < 1 || depth > rank)
+    c.fail(fmt::format("expected the last indices dim in [1, {}], got {}", rank, depth));
+  int64_t slice = 1;
+  for (int64_t d = depth; d < rank; ++d) slice *= s[d];
+  int64_t tuples = static_cast<int64_t>(ind.values.size()) / depth;
+  if (c.input_shape(2).numel() != tuples * slice)
+    c.fail(
+        fmt::format("expected {} update values, got {}", tuples * slice, c.input_shape(2).numel()));
+  std::vector<int64_t> idx = ind.ints(), target;
+  for (int64_t t = 0; t < tuples; ++t) {
+    int64_t offset = 0;
+    for (int64_t d = 0; d < depth; ++d)
+      offset = offset * s[d] + index_in(c, idx[static_cast<size_t>(t * depth + d)], s[d], d);
+    for (int64_t e = 0; e < slice; ++e) target.push_back(offset * slice + e);
+  }
+  scatter(c, target);
+}
+
+void convert_gather_nd(NodeContext& c) {
+  Value data = c.operand(0);
+  Shape s = c.builder().type(data).shape;
+  const HostTensor& ind = c.input_data(1, "indices");
+  int64_t batch = c.attr_int("batch_dims", 0), rank = s.rank();
+  auto q = static_cast<int64_t>(ind.dims.size());
+  if (q < 1 || batch < 0 || batch >= q) c.fail("expected indices of rank > batch_dims");
+  int64_t depth = ind.dims.back();
+  if (depth < 1 || batch + depth > rank)
+    c.fail(fmt::format("expected the last indices dim in [1, {}], got {}", rank - batch, depth));
+  // Output: the batch dims, the indices' other dims, then data's dims after the indexed ones.
+  std::vector<int64_t> out(ind.dims.begin(), ind.dims.end() - 1);
+  for (int64_t d = batch + depth; d < rank; ++d) out.push_back(s[d]);
+  int64_t slice = 1;
+  for (int64_t d = batch + depth; d < rank; ++d) slice *= s[d];
+  int64_t per_batch = 1; // index tuples per batch element
+  for (int64_t d = batch; d + 1 < q; ++d) per_batch *= ind.dims[static_cast<size_t>(d)];
+  int64_t batch_size = 1;
+  for (int64_t d = batch; d < rank; ++d) batch_size *= s[d];
+  std::vector<int64_t> idx = ind.ints();
+  std::vector<double> pos;
+  int64_t tuples = static_cast<int64_t>(idx.size()) / depth;
+  for (int64_t t = 0; t < tuples; ++t) {
+    int64_t bi = t / per_batch, offset = 0;
+    for (int64_t d = 0; d < depth; ++d)
+      offset = offset * s[batch + d] +
+               index_in(c, idx[static_cast<size_t>(t * depth + d)], s[batch + d], batch + d);
+    for (int64_t e = 0; e < slice; ++e)
+      pos.push_back(static_cast<double>(bi * batch_size + offset * slice + e));
+  }
+  Value srcs[] = {data};
+  c.set_output(0, take_positions(c, srcs, Shape(out), std::move(pos)));
+}
+
+void convert_compress(NodeContext& c) {
+  Value x = c.operand(0);
+  Shape s = c.builder().type(x).shape;
+  std::vector<int64_t> cond = c.input_data(1, "condition").ints();
+  std::vector<double> pos;
+  std::vector<int64_t> out;
+  if (!c.has_attr("axis")) {
+    for (size_t i = 0; i < cond.size() && static_cast<int64_t>(i) < s.numel(); ++i)
+      if (cond[i] != 0) pos.push_back(static_cast<double>(i));
+    out = {static_cast<int64_t>(pos.size())};
+  } else {
+    int64_t axis = norm_axis(c.attr_int("axis", 0), std::max<int64_t>(s.rank(), 1), "'axis'");
+    std::vector<int64_t> kept;
+    for (size_t i = 0; i < cond.size() && static_cast<int64_t>(i) < s[axis]; ++i)
+      if (cond[i] != 0) kept.push_back(static_cast<int64_t>(i));
+    out = s.dims();
+    out[static_cast<size_t>(axis)] = static_cast<int64_t>(kept.size());
+    int64_t n = Shape(out).numel();
+    for (int64_t e = 0; e < n; ++e) {
+      std::vector<int64_t> co = coord_of(e, out);
+      co[static_cast<size_t>(axis)] = kept[static_cast<size_t>(co[static_cast<size_t>(axis)])];
+      pos.push_back(static_cast<double>(flat_of(co, s.dims())));
+    }
+  }
+  if (pos.empty()) c.fail("expected a condition that keeps at least one element");
+  Value srcs[] = {x};
+  c.set_output(0, take_positions(c, srcs, Shape(out), std::move(pos)));
+}
+
+void convert_tile(NodeContext& c) {
+  Value x = c.operand(0);
+  Shape s = c.builder().type(x).shape;
+  std::vector<int64_t> rep = c.input_data(1, "repeats").ints();
+  if (static_cast<int64_t>(rep.size()) != s.rank())
+    c.fail(fmt::format("expected {} repeats, got {}", s.rank(), rep.size()));
+  std::vector<int64_t> out = s.dims();
+  for (size_t d = 0; d < out.size(); ++d) {
+    if (rep[d] < 1) c.fail(fmt::format("expected repeats >= 1, got {}", rep[d]));
+    out[d] *= rep[d];
+  }
+  std::vector<double> pos;
+  for (int64_t e = 0; e < Shape(out).numel(); ++e) {
+    std::vector<int64_t> co = coord_of(e, out);
+    for (size_t d = 0; d < co.size(); ++d) co[d] %= s.dims()[d];
+    pos.push_back(static_cast<double>(flat_of(co, s.dims())));
+  }
+  Value srcs[] = {x};
+  c.set_output(0, take_positions(c, srcs, Shape(out), std::move(pos)));
+}
+
+void convert_depth_space(NodeContext& c) {
+  Value x = c.operand(0);
+  Shape s = c.builder().type(x).shape;
+  if (s.rank() != 4) c.fail(fmt::format("expected an NCHW input, got rank {}", s.rank()));
+  int64_t bs = c.attr_int("blocksize", 0);
+  if (bs < 1) c.fail(fmt::format("expected 'blocksize' >= 1, got {}", bs));
+  int64_t n = s[0], ch = s[1], h = s[2], w = s[3];
+  bool to_space = c.node().op_type() == "DepthToSpace";
+  bool crd = c.attr_string("mode", "DCR") == "CRD";
+  if (to_space ? ch % (bs * bs) != 0 : (h % bs != 0 || w % bs != 0))
+    c.fail("expected dims divisible by the block size");
+  std::vector<int64_t> out = to_space ? std::vector<int64_t>{n, ch / (bs * bs), h * bs, w * bs}
+                                      : std::vector<int64_t>{n, ch * bs * bs, h / bs, w / bs};
+  std::vector<double> pos;
+  for (int64_t e = 0; e < Shape(out).numel(); ++e) {
+    std::vector<int64_t> o = coord_of(e, out);
+    int64_t src_c = 0, src_h = 0, src_w = 0;
+    if (to_space) {
+      int64_t bh = o[2] % bs, bw = o[3] % bs, oc = out[1];
+      // DCR: channel = (bh * bs + bw) * C' + c; CRD: channel = c * bs * bs + bh * bs + bw.
+      src_c = crd ? o[1] * bs * bs + bh * bs + bw : (bh * bs + bw) * oc + o[1];
+      src_h = o[2] / bs;
+      src_w = o[3] / bs;
+    } else {
+      int64_t block = o[1] / ch, cc = o[1] % ch;
+      src_c = cc;
+      src_h = o[2] * bs + block / bs;
+      src_w = o[3] * bs + block % bs;
+    }
+    pos.push_back(static_cast<double>(((o[0] * ch + src_c) * h + src_h) * w + src_w));
+  }
+  Value srcs[] = {x};
+  c.set_output(0, take_positions(c, srcs, Shape(out), std::move(pos)));
+}
+
+void convert_one_hot(NodeContext& c) {
+  const HostTensor& ind = c.input_data(0, "indices");
+  const HostTensor& depth_t = c.input_data(1, "depth");
+  if (depth_t.numel() != 1) c.fail("expected a one-element 'depth'");
+  auto depth = static_cast<int64_t>(depth_t.values[0]);
+  if (depth < 1) c.fail(fmt::format("expected depth >= 1, got {}", depth));
+  if (c.input_shape(2).numel() != 2) c.fail("expected 'values' [off, on]");
+  auto rank = static_cast<int64_t>(ind.dims.size()) + 1;
+  int64_t axis = norm_axis(c.attr_int("axis", -1), rank, "'axis'");
+  std::vector<int64_t> out(ind.dims.begin(), ind.dims.end());
+  out.insert(out.begin() + axis, depth);
+  std::vector<int64_t> idx = ind.ints();
+  std::vector<double> pos(static_cast<size_t>(Shape(out).numel()), 0.0);
+  for (int64_t e = 0; e < static_cast<int64_t>(pos.size()); ++e) {
+    std::vector<int64_t> o = coord_of(e, out);
+    int64_t k = o[static_cast<size_t>(axis)];
+    o.erase(o.begin() + axis);
+    int64_t i = idx[static_cast<size_t>(flat_of(o, ind.dims))];
+    if (i < 0) i += depth;
+    pos[static_cast<size_t>(e)] = i == k ? 1.0 : 0.0; // values[1] (on) or values[0] (off)
+  }
+  Value values = c.operand(2);
+  Value srcs[] = {values};
+  c.set_output(0, take_positions(c, srcs, Shape(out), std::move(pos)));
+}
+
+} // namespace tilesat::onnx

@@ -136,12 +136,21 @@ TEST(IndexOps, ModNotScatterNdFoldAtImport) {
   ImportedModel im = import(m);
   // -7 % 3 = 2, 7 % 3 = 1, -7 % -3 = -1, 7 % -3 = -2; the scatter writes row 1.
   EXPECT_THAT(run(im, {{"x", T({4}, {0, 0, 0, 0})}}).data(), ElementsAre(2, 1, 4, 4));
+  // Mod of runtime values: fmod=1 for floats (C's fmod), and float fmod=0 is refused.
   OnnxModel runtime;
-  runtime.input("x", {2});
-  runtime.int_initializer("d", {2}, {2, 2});
-  runtime.node("Mod", {"x", "d"}, {"y"});
+  runtime.input("x", {4});
+  runtime.constant("d", {4}, {3, 3, -3, -3});
+  ::onnx::NodeProto* mod = runtime.node("Mod", {"x", "d"}, {"y"});
+  OnnxModel::attr(mod, "fmod", int64_t{1});
   runtime.output("y");
-  EXPECT_THAT(import_error(runtime), HasSubstr("Mod of runtime values is not supported"));
+  EXPECT_THAT(run(import(runtime), {{"x", T({4}, {-7, 7.5, -7, 7})}}).data(),
+              ElementsAre(-1, 1.5, -1, 1));
+  OnnxModel floor_mod;
+  floor_mod.input("x", {2});
+  floor_mod.constant("d", {2}, {2, 2});
+  floor_mod.node("Mod", {"x", "d"}, {"y"});
+  floor_mod.output("y");
+  EXPECT_THAT(import_error(floor_mod), HasSubstr("expected fmod=1 for floating-point inputs"));
 }
 
 TEST(Dropout, RatioZeroInTrainingModeIsTheIdentity) {

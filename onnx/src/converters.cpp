@@ -131,6 +131,7 @@ constexpr std::pair<std::string_view, Converter> kConverters[] = {
     {"GlobalAveragePool", convert_global_average_pool},
     // Convolution, pooling and normalization.
     {"Conv", convert_conv},
+    {"ConvTranspose", convert_conv_transpose},
     {"BatchNormalization", convert_batch_norm},
     {"MaxPool", convert_pool},
     {"AveragePool", convert_pool},

@@ -69,6 +69,7 @@ void convert_compress(NodeContext& c);
 void convert_tile(NodeContext& c);
 void convert_depth_space(NodeContext& c);
 void convert_one_hot(NodeContext& c);
+void convert_conv_transpose(NodeContext& c);
 void convert_instance_norm(NodeContext& c);
 void convert_gather_elements(NodeContext& c);
 // losses.cpp

@@ -278,3 +278,124 @@ void convert_one_hot(NodeContext& c) {
 }
 
 } // namespace tilesat::onnx
+
+namespace tilesat::onnx {
+
+void convert_conv_transpose(NodeContext& c) {
+  // A transposed convolution is a convolution (stride 1, the same dilation) of the input with
+  // stride - 1 zeros between its elements and dilation * (kernel - 1) - pad zeros around it,
+  // by the kernel flipped in space with its two channel dims swapped per group. The spread
+  // input and the flipped kernel are takes at constant positions (the kernel's is one-time
+  // work on weights); 1-D is 2-D with a height of 1.
+  Builder& b = c.builder();
+  Value x = c.operand(0);
+  TensorType xt = b.type(x);
+  DType dt = xt.dtype;
+  Value w = operand_like(c, 1, dt, false);
+  Shape ws = b.type(w).shape;
+  int64_t rank = xt.shape.rank();
+  if (rank != 3 && rank != 4)
+    c.fail(fmt::format("expected a 1-D or 2-D (rank 3 or 4) input, got rank {} (3-D is not "
+                       "supported)",
+                       rank));
+  int64_t sp = rank - 2; // spatial dims
+  if (ws.rank() != rank)
+    c.fail(fmt::format("expected a weight of rank {}, got {}", rank, ws.rank()));
+  int64_t groups = c.attr_int("group", 1);
+  int64_t n = xt.shape[0], cin = xt.shape[1];
+  if (groups < 1 || cin % groups != 0 || ws[0] != cin)
+    c.fail(fmt::format("expected a weight [C={}, M/group, k...] with C divisible by group {}", cin,
+                       groups));
+  int64_t mg = ws[1], cg = cin / groups, m = mg * groups;
+  auto ints = [&](const char* name, int64_t fill, int64_t count) {
+    std::vector<int64_t> v =
+        c.attr_ints(name, std::vector<int64_t>(static_cast<size_t>(count), fill));
+    if (static_cast<int64_t>(v.size()) != count)
+      c.fail(fmt::format("expected {} values in '{}', got {}", count, name, v.size()));
+    return v;
+  };
+  std::vector<int64_t> stride = ints("strides", 1, sp), dil = ints("dilations", 1, sp);
+  std::vector<int64_t> out_pad = ints("output_padding", 0, sp), pads = ints("pads", 0, 2 * sp);
+  std::vector<int64_t> in_sp, k_sp;
+  for (int64_t d = 0; d < sp; ++d) {
+    in_sp.push_back(xt.shape[2 + d]);
+    k_sp.push_back(ws[2 + d]);
+  }
+  std::string auto_pad = c.attr_string("auto_pad", "NOTSET");
+  std::vector<int64_t> out_shape = c.attr_ints("output_shape", {});
+  if (!out_shape.empty() && static_cast<int64_t>(out_shape.size()) != sp)
+    c.fail(fmt::format("expected {} values in 'output_shape', got {}", sp, out_shape.size()));
+  for (int64_t d = 0; d < sp; ++d) {
+    auto i = static_cast<size_t>(d);
+    int64_t full = stride[i] * (in_sp[i] - 1) + out_pad[i] + (k_sp[i] - 1) * dil[i] + 1;
+    if (!out_shape.empty() || auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+      int64_t want = out_shape.empty() ? in_sp[i] * stride[i] : out_shape[i];
+      int64_t total = full - want; // negative: zeros added at the end
+      // SAME_UPPER (and an output_shape) put the odd padding at the end.
+      int64_t small = total / 2;
+      pads[i] = auto_pad == "SAME_LOWER" ? total - small : small;
+      pads[i + static_cast<size_t>(sp)] = total - pads[i];
+    } else if (auto_pad == "VALID") {
+      pads[i] = pads[i + static_cast<size_t>(sp)] = 0;
+    } else if (auto_pad != "NOTSET") {
+      c.fail(fmt::format("unsupported 'auto_pad' \"{}\"", auto_pad));
+    }
+  }
+  // As 2-D: [N, C, H, W] with H = 1 for 1-D.
+  std::vector<int64_t> in2 = sp == 1 ? std::vector<int64_t>{1, in_sp[0]} : in_sp;
+  std::vector<int64_t> k2 = sp == 1 ? std::vector<int64_t>{1, k_sp[0]} : k_sp;
+  std::vector<int64_t> s2 = sp == 1 ? std::vector<int64_t>{1, stride[0]} : stride;
+  std::vector<int64_t> d2 = sp == 1 ? std::vector<int64_t>{1, dil[0]} : dil;
+  std::vector<int64_t> lo(2, 0), hi(2, 0), op2(2, 0);
+  for (int64_t d = 0; d < sp; ++d) {
+    auto i = static_cast<size_t>(d), j = static_cast<size_t>(d + 2 - sp);
+    lo[j] = dil[i] * (k_sp[i] - 1) - pads[i];
+    hi[j] = dil[i] * (k_sp[i] - 1) - pads[i + static_cast<size_t>(sp)] + out_pad[i];
+  }
+  std::vector<int64_t> spread(2);
+  for (size_t j = 0; j < 2; ++j) {
+    spread[j] = (in2[j] - 1) * s2[j] + 1 + lo[j] + hi[j];
+    if (spread[j] < d2[j] * (k2[j] - 1) + 1) c.fail("expected an output of at least one element");
+  }
+  // The spread input: element (n, c, p, q) is x at ((p - lo) / s, (q - lo) / s) where that is
+  // a whole in-range position, else the zero after x's elements.
+  int64_t x_count = n * cin * in2[0] * in2[1];
+  std::vector<int64_t> sdims{n, cin, spread[0], spread[1]};
+  std::vector<double> pos;
+  pos.reserve(static_cast<size_t>(Shape(sdims).numel()));
+  for (int64_t e = 0; e < Shape(sdims).numel(); ++e) {
+    std::vector<int64_t> o = coord_of(e, sdims);
+    int64_t src = x_count; // the zero
+    int64_t ph = o[2] - lo[0], pw = o[3] - lo[1];
+    if (ph >= 0 && pw >= 0 && ph % s2[0] == 0 && pw % s2[1] == 0 && ph / s2[0] < in2[0] &&
+        pw / s2[1] < in2[1])
+      src = ((o[0] * cin + o[1]) * in2[0] + ph / s2[0]) * in2[1] + pw / s2[1];
+    pos.push_back(static_cast<double>(src));
+  }
+  Value srcs[] = {x, b.constant(Shape{1}, {0.0}, dt)};
+  Value xs = take_positions(c, srcs, Shape(sdims), std::move(pos));
+  // The kernel: out channel g * M/g + mo, in channel ci of group g reads
+  // w[g * C/g + ci, mo, kh - 1 - i, kw - 1 - j].
+  std::vector<int64_t> kdims{m, cg, k2[0], k2[1]};
+  std::vector<double> kpos;
+  for (int64_t e = 0; e < Shape(kdims).numel(); ++e) {
+    std::vector<int64_t> o = coord_of(e, kdims);
+    int64_t g = o[0] / mg, mo = o[0] % mg;
+    kpos.push_back(static_cast<double>(
+        (((g * cg + o[1]) * mg + mo) * k2[0] + (k2[0] - 1 - o[2])) * k2[1] + (k2[1] - 1 - o[3])));
+  }
+  Value ws_src[] = {w};
+  Value kernel = take_positions(c, ws_src, Shape(kdims), std::move(kpos));
+  Conv2dOptions o;
+  o.dilation = d2;
+  o.groups = groups;
+  Value y = c.has_input(2) ? b.conv2d(xs, kernel, operand_like(c, 2, dt, false), o)
+                           : b.conv2d(xs, kernel, o);
+  if (sp == 1) {
+    Shape ys = b.type(y).shape;
+    y = b.reshape(y, {ys[0], ys[1], ys[3]});
+  }
+  c.set_output(0, y);
+}
+
+} // namespace tilesat::onnx

@@ -152,6 +152,7 @@ bool moves_rows(OpKind kind) {
   case OpKind::Slice:
   case OpKind::Take:
   case OpKind::Broadcast:
+  case OpKind::Typecast:
     return true;
   default:
     return false;

@@ -211,7 +211,9 @@ private:
                 std::all_of(node.operands.begin(), node.operands.end(),
                             [&](NodeId o) { return plan_.values[value_of_[o]].one_time; });
     bool to_dram = is_result || once || forced_dram_.count(n);
-    bool rows = model_.layouts().reads_row_major(node.kind) && !node.operands.empty() && !to_dram;
+    // A one-time op may keep rows too (in DRAM): tiling a conv2d's 3x3 kernel pads it 100-fold.
+    bool rows = model_.layouts().reads_row_major(node.kind) && !node.operands.empty() &&
+                (!to_dram || (once && !is_result && !forced_dram_.count(n)));
     for (size_t i = 0; i < node.operands.size(); ++i)
       rows = rows && plan_.values[value_of_[node.operands[i]]].placement.layout == Layout::RowMajor;
     for (size_t i = 0; i < node.operands.size(); ++i) {
@@ -247,7 +249,7 @@ private:
     };
     std::vector<Placement> cands;
     if (to_dram)
-      cands = {dram_tile_placement()};
+      cands = {rows ? host_placement() : dram_tile_placement()};
     else
       cands = candidate_placements(node.type, dev_, node.kind, model_.layouts());
     std::erase_if(cands,

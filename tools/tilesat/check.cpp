@@ -33,7 +33,7 @@ DType coarsest_dtype(const Graph& g) {
 int run_check(const Options& o) {
   std::map<std::string, Tensor, std::less<>> weights;
   SourceFile file = load_input(o.input, &weights);
-  mark_weight_args(file, o.weight_args);
+  apply_compile_options(file, o);
   const Graph& source = select_function(file, o.function);
   SelectedRules rules = selected_rules(o);
   cost::CostOptions copts;
@@ -86,6 +86,15 @@ int run_check(const Options& o) {
                                     got.outputs.size(), reference.size()));
 
   DType dtype = coarsest_dtype(source);
+  // Ops on the longest path to each value: bf16 results are compared with a tolerance that
+  // grows with it (runtime/compare.h).
+  std::vector<size_t> depth(source.num_nodes(), 0);
+  for (NodeId n : source.topological_order()) {
+    const Node& node = source.node(n);
+    if (node.kind == OpKind::Argument) continue;
+    for (NodeId o : node.operands) depth[n] = std::max(depth[n], depth[o]);
+    ++depth[n];
+  }
   fmt::print("check @{} on {}: {} ops -> {} device ops, predicted {:.2f} us{}, host {:.1f} us\n",
              source.name(), device.name, source.num_ops(), planned.plan.ops.size(),
              planned.plan.predicted_total_us,
@@ -95,7 +104,8 @@ int run_check(const Options& o) {
              got.profile.host_total_us);
   bool ok = true;
   for (size_t i = 0; i < reference.size(); ++i) {
-    runtime::Comparison c = runtime::compare(got.outputs[i], reference[i], dtype);
+    runtime::Comparison c =
+        runtime::compare(got.outputs[i], reference[i], dtype, depth[source.results()[i].value]);
     std::string name =
         source.results()[i].name.empty() ? fmt::format("result{}", i) : source.results()[i].name;
     if (!c.shape_ok) {
@@ -103,8 +113,9 @@ int run_check(const Options& o) {
                  got.outputs[i].shape().str(), reference[i].shape().str());
     } else {
       fmt::print("  {} {}: max_abs_err={:.3g} max_rel_err={:.3g} tolerance={:.3g} ({}) {}\n", name,
-                 reference[i].shape().str(), c.max_abs, c.max_rel, runtime::tolerance(dtype),
-                 dtype_name(dtype), c.ok ? "ok" : "FAIL");
+                 reference[i].shape().str(), c.max_abs, c.max_rel,
+                 runtime::tolerance(dtype, depth[source.results()[i].value]), dtype_name(dtype),
+                 c.ok ? "ok" : "FAIL");
     }
     ok = ok && c.ok;
   }

@@ -48,6 +48,7 @@ struct Options {
   std::string math_fidelity = "HiFi4";  // opt: matmul fidelity for the cost model
   bool no_const_eval = false;           // opt, check: weights work in every inference
   std::vector<std::string> weight_args; // opt, check: globs of arguments that are weights
+  std::string compute_dtype;            // opt, check: bf16 or bfp8_b (empty: as written)
   // opt: seconds of exact (Z3) extraction; devices: names or files to describe.
   std::optional<double> extract_time_limit;
   std::vector<std::string> device_names;
@@ -109,6 +110,8 @@ std::string file_stem(std::string_view name);
 /// `--weight-args`: marks the arguments of every function in `file` whose names match a glob
 /// as weights (ArgRole::Weight); a '!GLOB' unmarks. A glob matching no argument is an error.
 void mark_weight_args(SourceFile& file, const std::vector<std::string>& globs);
+/// `--weight-args` and `--compute-dtype`: how the functions of `file` are compiled.
+void apply_compile_options(SourceFile& file, const Options& o);
 
 /// Writes `text` to `path` ("-" is standard output); throws tilesat::Error when it cannot.
 void write_text(const std::string& path, const std::string& text);

@@ -54,6 +54,10 @@ void fidelity_flag(CLI::App& a, Options& o) {
                "inferences (an ONNX model's initializers are already); '!GLOB' excludes. For "
                "structure-only models: --weight-args '*,!input'")
       ->delimiter(',');
+  a.add_option("--compute-dtype", o.compute_dtype,
+               "compute the model in bf16 or bfp8_b: f32 weights and constants are converted "
+               "once when the program loads (const-eval), inputs on entry, results back to f32")
+      ->check(CLI::IsMember({"f32", "bf16", "bfp8_b"}));
 }
 void extract_time_limit_flag(CLI::App& a, Options& o) {
   a.add_option("--extract-time-limit", o.extract_time_limit,

@@ -1,6 +1,7 @@
 // io.cpp: reading a verb's INPUT (TTIR/StableHLO text or an ONNX model) and writing its text
 // output to a file or standard output.
 #include "cli.h"
+#include "tilesat/graph/compute_dtype.h"
 #include "tilesat/graph/diagnostic.h"
 #include "tilesat/graph/parser.h"
 #include "tilesat/onnx/import.h"
@@ -49,6 +50,16 @@ void mark_weight_args(SourceFile& file, const std::vector<std::string>& globs) {
     if (!matched)
       throw Error(fmt::format("--weight-args '{}': no argument matches '{}'", glob, pattern));
   }
+}
+
+void apply_compile_options(SourceFile& file, const Options& o) {
+  mark_weight_args(file, o.weight_args);
+  if (o.compute_dtype.empty()) return;
+  std::optional<DType> d = parse_dtype(o.compute_dtype);
+  if (!d)
+    throw Error(fmt::format("--compute-dtype '{}': expected bf16 or bfp8_b", o.compute_dtype));
+  for (Module& m : file.modules)
+    for (Graph& g : m.functions) g = compute_in(g, *d);
 }
 
 std::string file_stem(std::string_view name) {

@@ -59,7 +59,7 @@ int run_opt(const Options& o) {
   options.explain = o.explain;
   std::map<std::string, Tensor, std::less<>> weights; // an ONNX model's initializers
   SourceFile file = load_input(o.input, &weights);
-  mark_weight_args(file, o.weight_args);
+  apply_compile_options(file, o);
   if (!o.device.empty() || o.emit != "ttir" || !o.report_file.empty() || !o.program_file.empty())
     return run_opt_plan(o, rules, options.runner, file, weights);
   for (Module& m : file.modules) {

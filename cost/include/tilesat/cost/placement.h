@@ -44,8 +44,8 @@ struct LayoutChoice {
 };
 
 /// Whether op `kind` only moves elements (reshape, permute, transpose, concat, slice, take,
-/// broadcast): the ops that may produce a row-major result (the data-movement cores copy
-/// rows; every other op computes on tiles in the FPU or SFPU).
+/// broadcast, and typecast, a copy that rounds): the ops that may produce a row-major result
+/// (the data-movement cores copy rows; every other op computes on tiles in the FPU or SFPU).
 bool moves_rows(OpKind kind);
 
 /// A placement and the layout rules that offer it (none: tile DRAM interleaved, which every

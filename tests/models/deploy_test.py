@@ -1,16 +1,19 @@
 #!/usr/bin/env python3
 """Deployable programs from torch models with their weights.
 
-usage: deploy_test.py TILESAT WORK_DIR
+usage: deploy_test.py TILESAT WORK_DIR [DEPLOY_API]
 
 For each model (an MLP, a small CNN with convolution, batch normalization and pooling, a small
-transformer encoder layer), exports it from torch with its weights (ONNX initializers), then
+transformer encoder layer, a decoder with a transposed convolution, nearest and bilinear
+resizes and log-softmax), exports it from torch with its weights (ONNX initializers), then
   tilesat opt M.onnx --device wormhole_b0 -o M.tsprog      (weights stored in the program)
   tilesat run M.tsprog --input NAME=X.npy --output-dir OUT  (only the model's real input)
 and compares OUT/<output name>.npy with torch's output: normwise relative error at most 1e-5
 (f32). The CNN is also written with a small --inline-weights-limit, so its weights go to the
-side file. Exits 77 (ctest's skip) when torch is not installed, 1 on any mismatch.
-Needs Debian's python3-torch and python3-onnx; run with /usr/bin/python3.
+side file. With DEPLOY_API (tests/models/deploy_api.cpp), each model also goes through the
+same steps in the C++ API and is compared the same way. Exits 77 (ctest's skip) when torch is
+not installed, 1 on any mismatch. Needs Debian's python3-torch and python3-onnx; run with
+/usr/bin/python3.
 """
 import os
 import subprocess
@@ -38,6 +41,23 @@ class SmallCnn(nn.Module):
         return self.fc(y.flatten(1))
 
 
+class Decoder(nn.Module):
+    """Upsampling layers: a transposed convolution, a nearest and a bilinear resize, a
+    concatenation, and per-pixel log-probabilities over the channels."""
+
+    def __init__(self):
+        super().__init__()
+        self.up = nn.ConvTranspose2d(8, 4, 2, stride=2)
+        self.conv = nn.Conv2d(8, 6, 3, padding=1)
+
+    def forward(self, x):
+        a = self.up(x)
+        b = nn.functional.interpolate(x[:, :4], scale_factor=2.0, mode="nearest")
+        y = self.conv(torch.cat([a, b], dim=1))
+        y = nn.functional.interpolate(y, scale_factor=2.0, mode="bilinear", align_corners=False)
+        return torch.log_softmax(y, dim=1)
+
+
 def models():
     torch.manual_seed(0)
     cnn = SmallCnn()
@@ -49,6 +69,7 @@ def models():
         "mlp": (nn.Sequential(nn.Linear(64, 128), nn.ReLU(), nn.Linear(128, 10)), [8, 64]),
         "cnn": (cnn, [2, 3, 16, 16]),
         "encoder": (encoder, [2, 32, 64]),
+        "decoder": (Decoder(), [1, 8, 8, 8]),
     }
 
 
@@ -62,6 +83,7 @@ def run(cmd):
 
 def main():
     tilesat, work = sys.argv[1], sys.argv[2]
+    api = sys.argv[3] if len(sys.argv) > 3 else None
     os.makedirs(work, exist_ok=True)
     failures = 0
     for name, (module, shape) in models().items():
@@ -96,6 +118,20 @@ def main():
             failures += not ok
             print(f"{name}{'' if limit is None else ' (weights file)'}: {summary.strip()}; "
                   f"normwise relative error {err:.2e} {'ok' if ok else 'MISMATCH'}")
+        if api is None:
+            continue
+        # The same through the C++ API.
+        out = os.path.join(work, name + ".api.npy")
+        said = run([api, path, os.path.join(work, name + ".x.npy"), out])
+        if said is None:
+            failures += 1
+            continue
+        got = np.load(out).astype(np.float64)
+        err = np.linalg.norm(got - want) / max(np.linalg.norm(want), 1e-30)
+        ok = got.shape == want.shape and err <= 1e-5
+        failures += not ok
+        print(f"{name} (C++ API): {said.strip()}; normwise relative error {err:.2e} "
+              f"{'ok' if ok else 'MISMATCH'}")
     print(f"{failures} failure(s)")
     return 1 if failures else 0
 

@@ -22,5 +22,6 @@ egraph::Id fuse_eltwise(ApplyContext& c);
 
 // unit_dims.cpp
 egraph::Id fold_batch_rows(ApplyContext& c);
+egraph::Id unit_dims_reshape(ApplyContext& c);
 
 } // namespace tilesat::rewrites::appliers

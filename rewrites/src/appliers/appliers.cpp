@@ -53,6 +53,11 @@ const std::vector<ApplierDef>& table() {
        "(?a, ?b): the matched matmul or linear of a batched ?a by a 2-D ?b as one 2-D product "
        "of ?a reshaped to rows x K, reshaped back (a bias varying along the last dim only)",
        appliers::fold_batch_rows},
+      {"unit-dims-reshape",
+       {P::Tensor, P::Attr},
+       "(?x, ?p): the matched permute (?p its permutation) or transpose (?p unused) of ?x as a "
+       "reshape, when it moves only dims of extent 1",
+       appliers::unit_dims_reshape},
   };
   return t;
 }

@@ -5,6 +5,8 @@
 #include "applier_impl.h"
 #include "tilesat/rewrites/payload.h"
 
+#include <numeric>
+
 namespace tilesat::rewrites::appliers {
 
 egraph::Id fold_batch_rows(ApplyContext& c) {
@@ -59,6 +61,56 @@ egraph::Id fold_batch_rows(ApplyContext& c) {
   back.set("shape", c.root().type.shape.dims());
   egraph::Id p[] = {product};
   return c.if_fits_root(c.add(OpKind::Reshape, p, back));
+}
+
+} // namespace tilesat::rewrites::appliers
+
+namespace tilesat::rewrites::appliers {
+
+egraph::Id unit_dims_reshape(ApplyContext& c) {
+  // A permute (or transpose) that moves only unit dims keeps every element's row-major
+  // position: the dims of extent > 1 stay in their order. It is then a reshape to its result
+  // shape, which costs nothing to the layout (and meets other reshapes to cancel).
+  egraph::NodeId root = c.root_node();
+  if (root == egraph::kNoId) return egraph::kNoId;
+  const egraph::ENode node = c.egraph().node(root);
+  std::optional<OpKind> kind = op_of(node.op);
+  if (!kind || (*kind != OpKind::Permute && *kind != OpKind::Transpose)) return egraph::kNoId;
+  const Attrs attrs = c.analysis().attrs_of(c.egraph(), node);
+  egraph::Id x = c.cls(0);
+  const Shape xs = c.analysis()[x].type.shape;
+  auto rank = static_cast<size_t>(xs.rank());
+  std::vector<int64_t> perm(rank);
+  std::iota(perm.begin(), perm.end(), 0);
+  if (*kind == OpKind::Permute) {
+    std::optional<std::vector<int64_t>> p = c.int_list(1);
+    if (!p || p->size() != rank) return egraph::kNoId;
+    perm = *p;
+  } else {
+    auto d0 = attrs.get_or<int64_t>("dim0", 0), d1 = attrs.get_or<int64_t>("dim1", 1);
+    auto r = static_cast<int64_t>(rank);
+    if (d0 < 0) d0 += r;
+    if (d1 < 0) d1 += r;
+    if (d0 < 0 || d1 < 0 || d0 >= r || d1 >= r) return egraph::kNoId;
+    std::swap(perm[static_cast<size_t>(d0)], perm[static_cast<size_t>(d1)]);
+  }
+  std::vector<int64_t> out;
+  int64_t last = -1;
+  bool moves_data = false, moves_any = false;
+  for (size_t i = 0; i < rank; ++i) {
+    int64_t p = perm[i];
+    if (p < 0 || p >= static_cast<int64_t>(rank)) return egraph::kNoId;
+    moves_any = moves_any || p != static_cast<int64_t>(i);
+    out.push_back(xs[p]);
+    if (xs[p] == 1) continue;
+    moves_data = moves_data || p < last;
+    last = p;
+  }
+  if (moves_data || !moves_any) return egraph::kNoId;
+  Attrs a;
+  a.set("shape", out);
+  egraph::Id in[] = {x};
+  return c.if_fits_root(c.add(OpKind::Reshape, in, a));
 }
 
 } // namespace tilesat::rewrites::appliers

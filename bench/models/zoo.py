@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """Plans every model of the zoo (scripts/make-zoo.py) and reports, per model and device: ONNX
-nodes, device ops, plan time, peak memory, predicted time, peak L1 and predicted throughput,
-beside tt-metal's published n150 figures where there are some.
+nodes, device ops, plan time, peak memory, predicted time per inference and once at load
+(const-eval), peak L1 and predicted throughput, beside tt-metal's published n150 figures
+where there are some.
 
 usage: bench/models/zoo.py --tilesat build/tools/tilesat --zoo DIR
                            [--device wormhole_b0]... [--only NAME,...] [--check] [--lower]
-                           [--known-failures FILE] [--end-to-end]
+                           [--known-failures FILE] [--end-to-end] [--tilesat-arg ARG]...
 
 Each model is planned in its own process (`tilesat opt M --device D --emit plan --report J`,
 under /usr/bin/time for the peak RSS), so one model's failure or memory does not touch the
@@ -16,8 +17,10 @@ any model fails; the output is a table either way. --known-failures names a file
 fail, and one that now succeeds is reported so the list is shortened (exit 1 too, so the list
 stays true). With --end-to-end each model is run by `tilesat check M --device D` instead (optimize,
 plan, lower, run on the device model, compare with the reference interpreter); its last line
-is reported. A missing zoo exits 77 with --check (ctest's skip). Needs only Python's standard
-library.
+is reported. --tilesat-arg passes an option to every `opt` and `check` (e.g.
+`--tilesat-arg=--compute-dtype=bf16`, or `--tilesat-arg=--weight-args=*.*` to treat the zoo's
+parameter inputs, named `module.weight`, as weights for const-eval). A missing zoo exits 77
+with --check (ctest's skip). Needs only Python's standard library.
 """
 import argparse
 import json
@@ -54,11 +57,12 @@ def run(cmd, timeout):
     return p.returncode, seconds, rss_kib / 1024.0, p.stdout, err
 
 
-def plan_model(tilesat, path, device, lower, timeout, tmp):
+def plan_model(tilesat, path, device, lower, timeout, tmp, extra=()):
     name = os.path.basename(path)[:-5]
     report = os.path.join(tmp, f"{name}.{device}.json")
     code, seconds, rss, out, err = run(
-        [tilesat, "opt", path, "--device", device, "--emit", "plan", "--report", report], timeout)
+        [tilesat, "opt", path, "--device", device, "--emit", "plan", "--report", report,
+         *extra], timeout)
     row = {"model": name, "device": device, "plan_s": seconds, "rss_mib": rss}
     if code != 0:
         row["error"] = (err.splitlines() or ["exit %d" % code])[-1]
@@ -67,11 +71,12 @@ def plan_model(tilesat, path, device, lower, timeout, tmp):
         r = json.load(f)
     row["device_ops"] = len(r["ops"])
     row["predicted_us"] = r["predicted_total_us"]
+    row["one_time_us"] = r.get("predicted_one_time_us", 0)
     row["peak_l1"] = r["peak_l1_bytes_per_core"]
     if lower:
         prog = os.path.join(tmp, f"{name}.{device}.tsprog")
         code, _, _, _, err = run([tilesat, "opt", path, "--device", device, "--emit", "program",
-                                  "-o", prog], timeout)
+                                  "-o", prog, *extra], timeout)
         if code == 0:
             code, _, _, _, err = run([tilesat, "print", prog], timeout)
         row["lowered"] = "ok" if code == 0 else (err.splitlines() or ["exit %d" % code])[-1]
@@ -80,9 +85,10 @@ def plan_model(tilesat, path, device, lower, timeout, tmp):
     return row
 
 
-def check_model(tilesat, path, device, timeout):
+def check_model(tilesat, path, device, timeout, extra=()):
     """`tilesat check` of one model: its exit status and the lines it printed."""
-    code, seconds, rss, out, err = run([tilesat, "check", path, "--device", device], timeout)
+    code, seconds, rss, out, err = run([tilesat, "check", path, "--device", device, *extra],
+                                       timeout)
     text = (out.strip() + "\n" + err.strip()).strip()
     return code, seconds, rss, text
 
@@ -98,6 +104,7 @@ def main():
     ap.add_argument("--timeout", type=float, default=600)
     ap.add_argument("--known-failures")
     ap.add_argument("--end-to-end", action="store_true")
+    ap.add_argument("--tilesat-arg", action="append", default=[])
     a = ap.parse_args()
     known = set()
     if a.known_failures:
@@ -123,7 +130,8 @@ def main():
                 continue
             for device in devices:
                 code, seconds, rss, text = check_model(
-                    a.tilesat, os.path.join(a.zoo, fields[0] + ".onnx"), device, a.timeout)
+                    a.tilesat, os.path.join(a.zoo, fields[0] + ".onnx"), device, a.timeout,
+                    a.tilesat_arg)
                 failures += code != 0
                 print(f"{fields[0]} on {device}: {'ok' if code == 0 else 'FAILED'} "
                       f"({seconds:.1f} s, {rss:.0f} MiB)")
@@ -131,7 +139,7 @@ def main():
         print(f"{failures} failure(s)")
         return 1 if (a.check and failures) else 0
     print("model | device | ONNX nodes | device ops | plan s | peak MiB | predicted us | "
-          "peak L1 KiB | predicted /s | tt-metal n150" + (" | program" if a.lower else ""))
+          "once us | peak L1 KiB | predicted /s | tt-metal n150" + (" | program" if a.lower else ""))
     with tempfile.TemporaryDirectory() as tmp:
         for fields in models:
             name, nodes = fields[0], fields[1]
@@ -139,7 +147,7 @@ def main():
                 continue
             for device in devices:
                 row = plan_model(a.tilesat, os.path.join(a.zoo, name + ".onnx"), device, a.lower,
-                                 a.timeout, tmp)
+                                 a.timeout, tmp, a.tilesat_arg)
                 expected = (name, device) in known
                 if "error" in row or (a.lower and row.get("lowered") != "ok"):
                     if expected:
@@ -160,6 +168,7 @@ def main():
                     print(f"  {name} on {device} now plans: remove it from {a.known_failures}")
                 print(f"{name} | {device} | {nodes} | {row['device_ops']} | {row['plan_s']:.2f} | "
                       f"{row['rss_mib']:.0f} | {row['predicted_us']:.1f} | "
+                      f"{row['one_time_us']:.1f} | "
                       f"{row['peak_l1'] / 1024:.0f} | {per_s:,.0f} | {published}{lowered}",
                       flush=True)
     print(f"{failures} failure(s)" + (" (beyond the known ones)" if a.known_failures else ""))

@@ -118,7 +118,8 @@ int main(int argc, char** argv) {
   if (names.empty()) names = {"resnet18", "mobilenet_v2", "bert_layer", "gpt2_block"};
 
   try {
-    std::vector<egraph::Rewrite> rules = rewrites::load_rule_sets(rewrites::rule_set_names());
+    std::vector<egraph::Rewrite> rules =
+        rewrites::load_rule_sets(rewrites::default_rule_set_names());
     cost::CostModel model(cost::load_device("wormhole_b0"));
     bool met = true;
     for (const std::string& name : names) {

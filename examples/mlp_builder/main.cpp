@@ -28,7 +28,7 @@ int main() {
   // Optimize with every shipped rule set and plan for the device.
   cost::Device device = cost::load_device("wormhole_b0");
   cost::CostModel model(device);
-  std::vector<egraph::Rewrite> rules = rewrites::load_rule_sets(rewrites::rule_set_names());
+  std::vector<egraph::Rewrite> rules = rewrites::load_rule_sets(rewrites::default_rule_set_names());
   cost::DevicePlanResult planned =
       cost::optimize_for_device(g, rules, egraph::RunnerConfig(), model, cost::ExtractOptions{});
   std::printf("%s", cost::plan_to_text(planned.plan).c_str());

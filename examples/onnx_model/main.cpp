@@ -19,7 +19,7 @@ int main(int argc, char** argv) {
   std::printf("%s (opset %lld, %zu weights): %zu ops\n", argv[1], static_cast<long long>(m.opset),
               m.weights.size(), m.graph.num_ops());
 
-  std::vector<egraph::Rewrite> rules = rewrites::load_rule_sets(rewrites::rule_set_names());
+  std::vector<egraph::Rewrite> rules = rewrites::load_rule_sets(rewrites::default_rule_set_names());
   rewrites::OptimizeResult r = rewrites::optimize(m.graph, rules, rewrites::OptimizeOptions{});
   std::printf("%s", print_graph(r.graph).c_str());
 

@@ -131,6 +131,15 @@ Verdict rank_at_most(const MatchContext& m) {
   return accept_if(n && m.tensor(0).type.shape.rank() <= *n, "the rank is too high");
 }
 
+thread_local int size_thresholds_off = 0;
+
+Verdict result_elements_at_least(const MatchContext& m) {
+  std::optional<int64_t> n = m.integer(0);
+  if (!n) return Verdict::decline("the threshold is not an integer");
+  return accept_if(SizeThresholdsOff::active() || m.root().type.shape.numel() >= *n,
+                   "the result is smaller");
+}
+
 Verdict right_aligned(const MatchContext& m) {
   std::optional<std::vector<int64_t>> d = m.int_list(1);
   if (!d) return Verdict::decline("the dims are not a list");
@@ -217,6 +226,11 @@ const std::vector<GuardDef>& table() {
       {"same-shape", {P::Tensor, P::Tensor}, "?a and ?b have equal shapes", same_shape},
       // ?x has rank at most n (device eltwise kernels take tensors of rank <= 4).
       {"rank-at-most", {P::Tensor, P::Attr}, "rank(?x) <= n", rank_at_most},
+      // The matched value is big (the rule-file threshold of the splitting rules).
+      {"result-elements-at-least",
+       {P::Attr},
+       "the result has at least n elements",
+       result_elements_at_least},
       // ?d maps ?x's dims as NumPy would into the result (or is empty).
       {"right-aligned",
        {P::Tensor, P::Attr},
@@ -248,6 +262,16 @@ const GuardDef* find_guard(std::string_view name) {
     if (g.name == name) return &g;
   }
   return nullptr;
+}
+
+SizeThresholdsOff::SizeThresholdsOff() {
+  ++size_thresholds_off;
+}
+SizeThresholdsOff::~SizeThresholdsOff() {
+  --size_thresholds_off;
+}
+bool SizeThresholdsOff::active() {
+  return size_thresholds_off > 0;
 }
 
 } // namespace tilesat::rewrites

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fmt/format.h>
+#include <fstream>
 
 namespace tilesat::rewrites {
 namespace fs = std::filesystem;
@@ -18,6 +19,17 @@ std::string rules_dir() {
 
 std::vector<std::string> rule_set_names() {
   return data_file_names(rules_dir(), ".rules");
+}
+
+std::vector<std::string> default_rule_set_names() {
+  std::vector<std::string> out;
+  for (const std::string& name : rule_set_names()) {
+    std::ifstream in(fs::path(rules_dir()) / (name + ".rules"));
+    std::string first;
+    std::getline(in, first);
+    if (!first.starts_with("# opt-in")) out.push_back(name);
+  }
+  return out;
 }
 
 std::string rule_set_path(const std::string& name) {

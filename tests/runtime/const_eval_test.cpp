@@ -39,7 +39,7 @@ cost::Plan plan_of(const Graph& g, bool const_eval) {
   o.const_eval = const_eval;
   cost::CostModel model(cost::load_device("wormhole_b0"), o);
   static const std::vector<egraph::Rewrite> rules =
-      rewrites::load_rule_sets(rewrites::rule_set_names());
+      rewrites::load_rule_sets(rewrites::default_rule_set_names());
   return cost::optimize_for_device(g, rules, {}, model, {}).plan;
 }
 

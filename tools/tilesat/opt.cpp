@@ -18,8 +18,9 @@ namespace {
 // The selected rule sets (all of them when none is named and no file is given), then the
 // user's rule files.
 std::vector<rewrites::RuleFile> selected_files(const Options& o) {
-  std::vector<std::string> sets =
-      o.rule_sets.empty() && o.rule_files.empty() ? rewrites::rule_set_names() : o.rule_sets;
+  std::vector<std::string> sets = o.rule_sets.empty() && o.rule_files.empty()
+                                      ? rewrites::default_rule_set_names()
+                                      : o.rule_sets;
   std::vector<rewrites::RuleFile> files = rewrites::load_rule_set_files(sets);
   for (const std::string& path : o.rule_files) files.push_back(rewrites::load_rule_file(path));
   return files;

@@ -23,5 +23,10 @@ egraph::Id fuse_eltwise(ApplyContext& c);
 // unit_dims.cpp
 egraph::Id fold_batch_rows(ApplyContext& c);
 egraph::Id unit_dims_reshape(ApplyContext& c);
+// split.cpp
+egraph::Id split_rows(ApplyContext& c);
+egraph::Id split_cols(ApplyContext& c);
+egraph::Id split_inner(ApplyContext& c);
+egraph::Id split_batch(ApplyContext& c);
 
 } // namespace tilesat::rewrites::appliers

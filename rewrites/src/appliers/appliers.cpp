@@ -58,6 +58,26 @@ const std::vector<ApplierDef>& table() {
        "(?x, ?p): the matched permute (?p its permutation) or transpose (?p unused) of ?x as a "
        "reshape, when it moves only dims of extent 1",
        appliers::unit_dims_reshape},
+      {"split-rows",
+       {P::Tensor},
+       "(?x): the matched op as two halves of its rows (operand ?x's second-to-last dim, whole "
+       "tiles), concatenated; for a matmul or linear by a 2-D weight, an elementwise op, or a "
+       "softmax or layer_norm that does not mix rows",
+       appliers::split_rows},
+      {"split-cols",
+       {P::Tensor, P::Tensor},
+       "(?a, ?b): the matched matmul or linear of ?a by a 2-D ?b as two halves of ?b's columns "
+       "(and of a bias along them), concatenated",
+       appliers::split_cols},
+      {"split-inner",
+       {P::Tensor, P::Tensor},
+       "(?a, ?b): the matched matmul of ?a by a 2-D ?b as the sum of the products of the halves "
+       "of the inner dim",
+       appliers::split_inner},
+      {"split-batch",
+       {P::Tensor},
+       "(?x): the matched conv2d as two halves of its batch, concatenated",
+       appliers::split_batch},
   };
   return t;
 }

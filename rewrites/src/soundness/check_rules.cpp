@@ -1,6 +1,7 @@
 // check_rules.cpp: small instances of each rule's left side, the rule fired on them, and Z3
 // asked whether the two sides can differ.
 #include "tilesat/graph/diagnostic.h"
+#include "tilesat/rewrites/builtins.h"
 #include "tilesat/rewrites/payload.h"
 #include "tilesat/rewrites/soundness.h"
 #include "tilesat/rewrites/tensor_analysis.h"
@@ -349,6 +350,7 @@ const std::vector<egraph::Pattern>& probes() {
 }
 
 RuleCheck check_rule(const egraph::Rewrite& rule) {
+  SizeThresholdsOff small_instances; // a size threshold does not change what a rule computes
   const egraph::Pattern& lhs = *rule.lhs();
   if (lhs.nodes()[lhs.root()].kind == PatternNode::Kind::kOp) {
     return InstanceChecker(rule, lhs, false).run();

@@ -19,6 +19,18 @@
 
 namespace tilesat::rewrites {
 
+/// While one lives on a thread, size thresholds (guards that only restrict rules to big
+/// values, such as `result-elements-at-least`) accept: verify-rules checks what a rule computes
+/// on small instances, which a size threshold does not change.
+class SizeThresholdsOff {
+public:
+  SizeThresholdsOff();
+  ~SizeThresholdsOff();
+  SizeThresholdsOff(const SizeThresholdsOff&) = delete;
+  SizeThresholdsOff& operator=(const SizeThresholdsOff&) = delete;
+  static bool active();
+};
+
 struct GuardDef {
   std::string_view name;
   std::vector<ParamKind> params;

@@ -23,6 +23,9 @@ namespace tilesat::rewrites {
 std::string rules_dir();
 /// Names of the shipped rule sets (file stems in rules_dir()), sorted.
 std::vector<std::string> rule_set_names();
+/// The rule sets used when none is named: every shipped set but the opt-in ones (files whose
+/// first line is `# opt-in`, such as `splitting`).
+std::vector<std::string> default_rule_set_names();
 /// The file of rule set `name`; throws tilesat::Error listing the known sets when unknown.
 std::string rule_set_path(const std::string& name);
 /// Loads the named rule sets, in order.

@@ -264,6 +264,9 @@ SExpr SExprReader::read() {
   }
   bool list = c == '(';
   if (list) {
+    if (depth_ >= kMaxSExprDepth)
+      throw ParseError(line_, col_, fmt::format("lists nested at most {} deep", kMaxSExprDepth),
+                       "a deeper '('");
     advance();
     skip_blanks();
     c = peek();
@@ -299,7 +302,14 @@ SExpr SExprReader::read() {
       advance();
       return e;
     }
-    e.children.push_back(read());
+    ++depth_;
+    try {
+      e.children.push_back(read());
+    } catch (...) {
+      --depth_;
+      throw;
+    }
+    --depth_;
   }
 }
 

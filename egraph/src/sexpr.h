@@ -68,7 +68,12 @@ private:
   std::size_t pos_ = 0;
   int line_ = 1;
   int col_ = 1;
+  int depth_ = 0; // lists open around the expression being read (read() refuses kMaxDepth)
 };
+
+/// The deepest nesting of lists the reader accepts: deeper input is an error at the place it
+/// passes the limit (the reader and everything that walks the tree recurse per level).
+inline constexpr int kMaxSExprDepth = 256;
 
 /// Turns a read expression into a pattern (variables numbered in order of appearance).
 Pattern pattern_from_sexpr(const SExpr& e);

@@ -28,7 +28,7 @@ struct TermNode {
 
 class RecExpr {
 public:
-  /// Parses one term; throws ParseError.
+  /// Parses one term; throws ParseError (also for lists nested deeper than 256).
   static RecExpr parse(std::string_view text);
 
   /// Appends a node whose children are earlier indices; returns its index.

@@ -62,8 +62,15 @@ std::array<int64_t, 2> pair_of(const json& v, const std::string& path, const std
   return {positive_int(v[0], path, field), positive_int(v[1], path, field)};
 }
 
+// The largest grid side a descriptor may give: the largest Tenstorrent chips have 13x10 Tensix
+// grids, and the planner enumerates the sub-grids shards divide (a 1024x1024 grid took minutes).
+constexpr int64_t kMaxGridSide = 64;
+
 CoreGrid grid_of(const json& v, const std::string& path, const std::string& field) {
   auto p = pair_of(v, path, field);
+  if (p[0] > kMaxGridSide || p[1] > kMaxGridSide)
+    fail(path, field,
+         fmt::format("expected at most {} cores per side, got {}x{}", kMaxGridSide, p[0], p[1]));
   return CoreGrid{static_cast<uint32_t>(p[0]), static_cast<uint32_t>(p[1])};
 }
 
@@ -185,6 +192,12 @@ Device parse_device(const std::string& text, const std::string& path) {
     int line = 1 + static_cast<int>(
                        std::count(text.begin(), text.begin() + static_cast<long>(byte), '\n'));
     throw Error(SourceLoc{path, line, 0}, fmt::format("invalid JSON: {}", e.what()));
+  } catch (const json::exception& e) {
+    // Such as a number beyond a double (1e99999): the library's message after its tag.
+    std::string what = e.what();
+    size_t tag = what.find("] ");
+    throw Error(fmt::format("{}: invalid JSON: {}", path,
+                            tag == std::string::npos ? what : what.substr(tag + 2)));
   }
   if (!j.is_object()) fail(path, "", "expected a JSON object of descriptor fields");
   Device d;

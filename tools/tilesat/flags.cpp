@@ -1,6 +1,10 @@
 // flags.cpp: every flag of every verb, with its default and help text, in one table.
 #include "cli.h"
 
+#include <cmath>
+#include <cstdlib>
+#include <fmt/format.h>
+
 namespace tilesat::cli {
 namespace {
 
@@ -21,14 +25,44 @@ void rule_set_flag(CLI::App& a, Options& o) {
 void rules_flag(CLI::App& a, Options& o) {
   a.add_option("--rules", o.rule_files, "an extra rule file (repeatable)");
 }
+// A finite number of seconds: > 0, or >= 0 with `zero_ok` (CLI11's number checks let "nan"
+// through, as nan < 0 and nan <= 0 are both false).
+CLI::Validator seconds(bool zero_ok) {
+  return CLI::Validator(
+      [zero_ok](std::string& s) -> std::string {
+        char* end = nullptr;
+        double v = std::strtod(s.c_str(), &end);
+        if (end == s.c_str() || *end != '\0' || !std::isfinite(v) || v < 0 || (v == 0 && !zero_ok))
+          return fmt::format("expected a finite number of seconds {} 0, got {}",
+                             zero_ok ? ">=" : ">", s);
+        return "";
+      },
+      "SECONDS");
+}
+
+// A seed: an integer from 0 to 2^64 - 1.
+CLI::Validator seed() {
+  return CLI::Validator(
+      [](std::string& s) -> std::string {
+        bool digits = !s.empty() && s.find_first_not_of("0123456789") == std::string::npos;
+        if (!digits || s.size() > 20 || (s.size() == 20 && s > "18446744073709551615"))
+          return fmt::format("expected a seed from 0 to 18446744073709551615, got {}", s);
+        return "";
+      },
+      "SEED");
+}
+
 void iter_limit_flag(CLI::App& a, Options& o) {
-  a.add_option("--iter-limit", o.iter_limit, "saturation iterations (default 30)");
+  a.add_option("--iter-limit", o.iter_limit, "saturation iterations (default 30)")
+      ->check(CLI::Range(size_t{1}, size_t{1} << 20));
 }
 void node_limit_flag(CLI::App& a, Options& o) {
-  a.add_option("--node-limit", o.node_limit, "e-graph nodes (default 10000)");
+  a.add_option("--node-limit", o.node_limit, "e-graph nodes (default 10000)")
+      ->check(CLI::Range(size_t{1}, size_t{1} << 31));
 }
 void time_limit_flag(CLI::App& a, Options& o) {
-  a.add_option("--time-limit", o.time_limit, "saturation seconds (default 5)");
+  a.add_option("--time-limit", o.time_limit, "saturation seconds (default 5)")
+      ->check(seconds(false));
 }
 void random_init_flag(CLI::App& a, Options& o) {
   a.add_option("--random-init", o.random_init,
@@ -63,13 +97,14 @@ void extract_time_limit_flag(CLI::App& a, Options& o) {
   a.add_option("--extract-time-limit", o.extract_time_limit,
                "seconds of exact extraction with Z3 after the dynamic program (default 0: "
                "the dynamic program only)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(seconds(true));
 }
 
 void threads_flag(CLI::App& a, Options& o) {
   a.add_option("--threads", o.threads,
-               "host threads running the device's cores (default: one per hardware thread)")
-      ->check(CLI::PositiveNumber);
+               "host threads running the device's cores (default: one per hardware thread; at "
+               "most 1024)")
+      ->check(CLI::Range(1U, 1024U));
 }
 
 const Flag kFlags[] = {
@@ -89,7 +124,8 @@ const Flag kFlags[] = {
      [](CLI::App& a, Options& o) {
        a.add_option("--random-inputs", o.random_seed,
                     "draw every argument not given by --input from this seed, and write the "
-                    "drawn values to the output dir as <argname>.npy");
+                    "drawn values to the output dir as <argname>.npy")
+           ->check(seed());
      }},
     {"eval", random_init_flag},
     {"eval",
@@ -154,7 +190,8 @@ const Flag kFlags[] = {
      [](CLI::App& a, Options& o) {
        a.add_option("--random-inputs", o.random_seed,
                     "draw every input not given by --input from this seed (as `eval` does), and "
-                    "write the drawn values to the output dir as <name>.npy");
+                    "write the drawn values to the output dir as <name>.npy")
+           ->check(seed());
      }},
     {"run",
      [](CLI::App& a, Options& o) {
@@ -179,7 +216,8 @@ const Flag kFlags[] = {
     {"check", time_limit_flag},
     {"check",
      [](CLI::App& a, Options& o) {
-       a.add_option("--random-inputs", o.random_seed, "seed of the random inputs (default 1)");
+       a.add_option("--random-inputs", o.random_seed, "seed of the random inputs (default 1)")
+           ->check(seed());
      }},
     {"check", random_init_flag},
     {"check", threads_flag},

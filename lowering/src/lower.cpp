@@ -7,7 +7,9 @@
 #include "tilesat/program/storage.h"
 
 #include <algorithm>
+#include <array>
 #include <boost/crc.hpp>
+#include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
@@ -434,19 +436,53 @@ LoweredProgram lower_program(const cost::Plan& plan, const DeviceSummary& device
   return out;
 }
 
+namespace {
+
+// Writes `bytes` then `tail` to a temporary file beside `path` and renames it over `path`, so
+// a failed write (a full disk) leaves the old file whole, and a symlink at `path` is replaced,
+// not followed.
+void write_atomically(const std::string& path, std::span<const uint8_t> bytes,
+                      std::span<const uint8_t> tail, const char* what) {
+  std::filesystem::path tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) throw Error(fmt::format("{}: cannot open {} for writing", path, tmp.string()));
+    out.write(reinterpret_cast<const char*>(bytes.data()),
+              static_cast<std::streamsize>(bytes.size()));
+    out.write(reinterpret_cast<const char*>(tail.data()),
+              static_cast<std::streamsize>(tail.size()));
+    out.flush();
+    if (!out) {
+      out.close();
+      std::error_code ignored;
+      std::filesystem::remove(tmp, ignored);
+      throw Error(fmt::format("{}: cannot write the {} (is the disk full?)", path, what));
+    }
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) {
+    std::error_code ignored;
+    std::filesystem::remove(tmp, ignored);
+    throw Error(fmt::format("{}: cannot replace it with the new {}: {}", path, what, ec.message()));
+  }
+}
+
+} // namespace
+
 void write_program(const std::string& path, const LoweredProgram& program) {
   write_program(path, program.program);
   if (program.weights_file.empty()) return;
   std::filesystem::path side = std::filesystem::path(path).parent_path() / program.weights_file;
-  write_program(side.string(), program.weights);
+  write_atomically(side.string(), program.weights, {}, "weights file");
 }
 
 void write_program(const std::string& path, const std::vector<uint8_t>& bytes) {
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw Error(path + ": cannot open for writing");
-  out.write(reinterpret_cast<const char*>(bytes.data()),
-            static_cast<std::streamsize>(bytes.size()));
-  if (!out) throw Error(path + ": cannot write the program");
+  uint32_t crc = crc32_of(bytes);
+  std::array<uint8_t, program::kChecksumTrailerBytes> trailer{};
+  for (size_t i = 0; i < 4; ++i) trailer[i] = static_cast<uint8_t>(crc >> (8 * i));
+  std::memcpy(trailer.data() + 4, program::kChecksumMagic, 4);
+  write_atomically(path, bytes, trailer, "program");
 }
 
 } // namespace tilesat::lowering

@@ -628,7 +628,28 @@ std::vector<uint8_t> read_file(const std::string& path, const std::string& what)
 } // namespace
 
 Program Program::load(const std::string& path) {
-  Program prog = parse(read_file(path, "program file"), path);
+  std::vector<uint8_t> bytes = read_file(path, "program file");
+  // The checksum trailer (program/storage.h), required since version 1.3.
+  constexpr size_t kTrailer = program::kChecksumTrailerBytes;
+  bool trailer = bytes.size() >= kTrailer &&
+                 std::memcmp(bytes.data() + bytes.size() - 4, program::kChecksumMagic, 4) == 0;
+  if (trailer) {
+    uint32_t want = 0;
+    for (size_t i = 0; i < 4; ++i)
+      want |= static_cast<uint32_t>(bytes[bytes.size() - kTrailer + i]) << (8 * i);
+    bytes.resize(bytes.size() - kTrailer);
+    boost::crc_32_type crc;
+    crc.process_bytes(bytes.data(), bytes.size());
+    if (crc.checksum() != want)
+      throw Error(fmt::format("{}: CRC-32 {:08x} of the program does not match the {:08x} it "
+                              "ends with (the file is corrupt)",
+                              path, crc.checksum(), want));
+  }
+  Program prog = parse(std::move(bytes), path);
+  if (!trailer && prog.fb().version_minor() >= 3)
+    throw Error(fmt::format("{}: expected the checksum a version 1.{} program file ends with, "
+                            "got none (the file is cut short or corrupt)",
+                            path, prog.fb().version_minor()));
   if (const fb::WeightsFile* wf = prog.fb().weights_file()) {
     require_name(wf, path);
     std::string side = (std::filesystem::path(path).parent_path() / wf->name()->str()).string();

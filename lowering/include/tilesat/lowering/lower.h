@@ -66,7 +66,9 @@ std::vector<uint8_t> lower_plan(const cost::Plan& plan, const DeviceSummary& dev
 /// The serialized program with stored input values (LowerOptions::input_values).
 LoweredProgram lower_program(const cost::Plan& plan, const DeviceSummary& device,
                              const LowerOptions& options = {});
-/// Writes program bytes to a file; throws tilesat::Error naming the file on failure.
+/// Writes program bytes to a file, followed by the checksum trailer (program/storage.h), through
+/// a temporary file renamed over `path` (a failed write leaves an old file whole); throws
+/// tilesat::Error naming the file on failure.
 void write_program(const std::string& path, const std::vector<uint8_t>& bytes);
 /// Writes the program to `path` and its weights file, if any, beside it (same directory).
 void write_program(const std::string& path, const LoweredProgram& program);

@@ -3,9 +3,12 @@
 #include "cli.h"
 #include "tilesat/graph/diagnostic.h"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <fmt/format.h>
+#include <iostream>
 
 namespace {
 
@@ -58,7 +61,13 @@ int main(int argc, char** argv) {
     return kExitUsageError;
   }
   try {
-    return chosen->run(options);
+    int code = chosen->run(options);
+    // What the verb printed must have reached standard output (a full disk, /dev/full).
+    std::cout.flush();
+    if (std::fflush(stdout) != 0 || std::ferror(stdout) || !std::cout)
+      throw tilesat::Error(fmt::format("cannot write to standard output: {}",
+                                       std::strerror(errno != 0 ? errno : EIO)));
+    return code;
   } catch (const tilesat::Error& e) {
     if (e.diagnostic().loc.known()) {
       std::fprintf(stderr, "%s\n", e.what());

@@ -150,11 +150,7 @@ const std::vector<std::pair<std::string, Setter>>& numeric_fields() {
 }
 
 std::string read_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(fmt::format("{}: cannot open device descriptor", path));
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
+  return read_user_file(path, "device descriptor");
 }
 
 } // namespace

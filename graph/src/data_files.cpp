@@ -4,9 +4,13 @@
 #include "tilesat/graph/diagnostic.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fmt/format.h>
+#include <fstream>
+#include <sstream>
 
 namespace tilesat {
 namespace fs = std::filesystem;
@@ -34,6 +38,18 @@ std::vector<std::string> data_file_names(const std::string& dir, std::string_vie
   }
   std::sort(names.begin(), names.end());
   return names;
+}
+
+std::string read_user_file(const std::string& path, std::string_view what) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw Error(fmt::format("{}: expected a {}, got a directory", path, what));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(fmt::format("{}: cannot open the {}: {}", path, what, std::strerror(errno)));
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) throw Error(fmt::format("{}: cannot read the {}", path, what));
+  return ss.str();
 }
 
 } // namespace tilesat

@@ -1,6 +1,7 @@
 // npy.cpp: reading and writing NumPy .npy files (format versions 1.0 to 3.0).
 #include "tilesat/graph/npy.h"
 
+#include "tilesat/graph/data_files.h"
 #include "tilesat/graph/diagnostic.h"
 
 #include <bit>
@@ -231,11 +232,7 @@ Tensor parse_npy(std::string_view bytes, const std::string& name) {
 }
 
 Tensor read_npy(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(SourceLoc{path, 0, 0}, "expected a readable file, got none");
-  std::ostringstream buf;
-  buf << in.rdbuf();
-  return parse_npy(buf.str(), path);
+  return parse_npy(read_user_file(path, ".npy file"), path);
 }
 
 std::string to_npy_bytes(const Tensor& t) {

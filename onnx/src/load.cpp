@@ -1,6 +1,7 @@
 // load.cpp: reading a ModelProto, running the ONNX checker and shape inference, and handing
 // the graph to the importer.
 #include "importer.h"
+#include "tilesat/graph/data_files.h"
 
 #include <cerrno>
 #include <cstring>
@@ -165,12 +166,7 @@ ImportedModel import_bytes(std::string_view bytes, const std::string& name,
 }
 
 ImportedModel import_file(const std::string& path, const ImportOptions& options) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(fmt::format("cannot read '{}': {}", path, std::strerror(errno)));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  if (!in && !in.eof()) throw Error(fmt::format("cannot read '{}'", path));
-  return import_bytes(buffer.str(), path, options);
+  return import_bytes(read_user_file(path, "ONNX model"), path, options);
 }
 
 } // namespace tilesat::onnx

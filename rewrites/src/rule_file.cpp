@@ -4,6 +4,7 @@
 
 #include "tensor_rule.h"
 #include "tilesat/egraph/error.h"
+#include "tilesat/graph/data_files.h"
 #include "tilesat/graph/diagnostic.h"
 #include "tilesat/rewrites/payload.h"
 
@@ -735,11 +736,7 @@ RuleFile parse_rule_file(std::string_view text, std::string filename) {
 }
 
 RuleFile load_rule_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(fmt::format("cannot read rule file '{}'", path));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return parse_rule_file(ss.str(), path);
+  return parse_rule_file(read_user_file(path, "rule file"), path);
 }
 
 } // namespace tilesat::rewrites

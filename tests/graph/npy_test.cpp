@@ -183,7 +183,8 @@ TEST(Npy, MissingAndUnwritableFiles) {
     (void)read_npy("/nonexistent/dir/x.npy");
     FAIL() << "expected an Error";
   } catch (const Error& e) {
-    EXPECT_STREQ(e.what(), "/nonexistent/dir/x.npy: error: expected a readable file, got none");
+    EXPECT_STREQ(e.what(), "error: /nonexistent/dir/x.npy: cannot open the .npy file: No such "
+                           "file or directory");
   }
   EXPECT_THROW(write_npy("/nonexistent/dir/x.npy", Tensor(TensorType{DType::F32, Shape{1}})),
                Error);

@@ -231,7 +231,8 @@ TEST(TextParser, ParseFileNamesMissingFile) {
     FAIL();
   } catch (const Error& e) {
     EXPECT_EQ(std::string(e.what()),
-              "error: cannot open '/nonexistent/dir/x.mlir': No such file or directory");
+              "error: /nonexistent/dir/x.mlir: cannot open the text file: No such file or "
+              "directory");
   }
 }
 

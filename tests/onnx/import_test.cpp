@@ -151,7 +151,7 @@ TEST(Import, MalformedBytes) {
     import_file("/nonexistent/model.onnx");
     FAIL() << "expected an Error";
   } catch (const Error& e) {
-    EXPECT_THAT(e.what(), HasSubstr("cannot read '/nonexistent/model.onnx'"));
+    EXPECT_THAT(e.what(), HasSubstr("/nonexistent/model.onnx: cannot open the ONNX model"));
   }
 }
 

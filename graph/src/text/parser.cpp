@@ -3,6 +3,7 @@
 
 #include "text/attr_parser.h"
 #include "text/import.h"
+#include "tilesat/graph/data_files.h"
 
 #include <cerrno>
 #include <cstring>
@@ -409,12 +410,7 @@ SourceFile parse_file(const std::string& path) {
     std::string text((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
     return parse_text(text, "<stdin>");
   }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error(fmt::format("cannot open '{}': {}", path, std::strerror(errno)));
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) throw Error(fmt::format("cannot read '{}'", path));
-  return parse_text(ss.str(), path);
+  return parse_text(read_user_file(path, "text file"), path);
 }
 
 } // namespace tilesat

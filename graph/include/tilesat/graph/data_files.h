@@ -22,4 +22,10 @@ std::string find_data_dir(std::string_view kind, std::initializer_list<const cha
 /// The names (without extension) of the regular files in `dir` ending in `extension`, sorted.
 std::vector<std::string> data_file_names(const std::string& dir, std::string_view extension);
 
+/// The whole content of the file a user named, `what` saying what it should be ("rule file");
+/// throws tilesat::Error naming the path: missing, unreadable, or a directory (which an
+/// ifstream opens and reads as empty).
+///   std::string text = read_user_file("my.rules", "rule file");
+std::string read_user_file(const std::string& path, std::string_view what);
+
 } // namespace tilesat

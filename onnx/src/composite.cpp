@@ -94,43 +94,16 @@ void convert_arg_extreme(NodeContext& c) {
 
 void convert_hardmax(NodeContext& c) {
   Builder& b = c.builder();
-  Value x = c.operand(0);
-  TensorType t = b.type(x);
-  int64_t rank = t.shape.rank();
-  bool legacy = c.opset() < 13;
-  int64_t axis = axis_attr(c, rank, legacy ? 1 : -1);
-  // Before opset 13 the input is seen as 2-D: [dims before axis, dims from axis on].
-  Value in = x;
-  if (legacy && axis != rank - 1) {
-    int64_t outer = 1, inner = 1;
-    for (int64_t d = 0; d < rank; ++d) (d < axis ? outer : inner) *= t.shape[d];
-    in = b.reshape(x, {outer, inner});
-    axis = 1;
-  }
+  auto [in, axis] = softmax_operand(c);
   TensorType it = b.type(in);
   Value one_hot = b.equal(iota(b, it.shape[axis], axis, it.shape.rank(), it.dtype),
                           arg_max_kept(b, in, axis, false));
-  c.set_output(0, b.reshape(one_hot, t.shape.dims()));
+  c.set_output(0, shaped_as_input(c, one_hot));
 }
 
 void convert_log_softmax(NodeContext& c) {
-  Builder& b = c.builder();
-  Value x = c.operand(0);
-  TensorType t = b.type(x);
-  int64_t rank = t.shape.rank();
-  bool legacy = c.opset() < 13;
-  int64_t axis = axis_attr(c, rank, legacy ? 1 : -1);
-  Value in = x;
-  if (legacy && axis != rank - 1) {
-    int64_t outer = 1, inner = 1;
-    for (int64_t d = 0; d < rank; ++d) (d < axis ? outer : inner) *= t.shape[d];
-    in = b.reshape(x, {outer, inner});
-    axis = 1;
-  }
-  // x - max - log(sum(exp(x - max))): the shifted form does not overflow.
-  Value shifted = b.subtract(in, b.max(in, keep({axis})));
-  Value y = b.subtract(shifted, b.log(b.sum(b.exp(shifted), keep({axis}))));
-  c.set_output(0, b.reshape(y, t.shape.dims()));
+  auto [in, axis] = softmax_operand(c);
+  c.set_output(0, shaped_as_input(c, log_softmax(c.builder(), in, axis)));
 }
 
 void convert_reduce_composite(NodeContext& c) {
@@ -442,12 +415,11 @@ void convert_eye_like(NodeContext& c) {
   Shape s = c.input_shape(0);
   if (s.rank() != 2) c.fail(fmt::format("expected a 2-D input, got rank {}", s.rank()));
   int64_t k = c.attr_int("k", 0);
-  auto elem = static_cast<int32_t>(
-      c.attr_int("dtype", c.input(0).data ? c.input(0).data->elem_type : TP::FLOAT));
-  if (!c.input(0).data && !c.has_attr("dtype")) {
-    // The input's own element type: float for float inputs, else int.
-    elem = c.input_type(0).dtype == DType::I32 ? TP::INT32 : TP::FLOAT;
-  }
+  // By default the input's element type (its ONNX type when it is data, else by dtype).
+  int32_t own = c.input(0).data                       ? c.input(0).data->elem_type
+                : c.input_type(0).dtype == DType::I32 ? int32_t{TP::INT32}
+                                                      : int32_t{TP::FLOAT};
+  auto elem = static_cast<int32_t>(c.attr_int("dtype", own));
   std::vector<double> v(static_cast<size_t>(s.numel()), 0.0);
   for (int64_t i = 0; i < s[0]; ++i)
     if (i + k >= 0 && i + k < s[1]) v[static_cast<size_t>(i * s[1] + i + k)] = 1.0;

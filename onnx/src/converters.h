@@ -38,6 +38,15 @@ void convert_expand(NodeContext& c);
 void convert_softmax(NodeContext& c);
 void convert_reduce(NodeContext& c);
 void convert_global_average_pool(NodeContext& c);
+/// Input 0 as the softmax family (Softmax, LogSoftmax, Hardmax) reads it, and the axis: before
+/// opset 13 the default axis is 1 and the input is seen as 2-D [dims before axis, dims from
+/// axis on] (reshaped so, axis 1); from 13 on the default is -1 and the input is as it is.
+std::pair<Value, int64_t> softmax_operand(NodeContext& c);
+/// `y` (computed from softmax_operand's value) in input 0's shape: reshaped back when the
+/// input was seen as 2-D.
+Value shaped_as_input(NodeContext& c, Value y);
+/// log(softmax(x)) over `axis` as x - max - log(sum(exp(x - max))), which does not overflow.
+Value log_softmax(Builder& b, Value x, int64_t axis);
 // conv.cpp
 void convert_conv(NodeContext& c);
 void convert_batch_norm(NodeContext& c);

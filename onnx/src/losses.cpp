@@ -65,12 +65,8 @@ void convert_nll_loss(NodeContext& c) {
 }
 
 void convert_softmax_cross_entropy(NodeContext& c) {
-  Builder& b = c.builder();
-  Value scores = c.operand(0);
-  // log_softmax over the class dim (1), in the shifted form that does not overflow.
-  ReduceOptions keep{{1}, true};
-  Value shifted = b.subtract(scores, b.max(scores, keep));
-  Value log_prob = b.subtract(shifted, b.log(b.sum(b.exp(shifted), keep)));
+  // log_softmax over the class dim (1).
+  Value log_prob = log_softmax(c.builder(), c.operand(0), 1);
   c.set_output(0, nll(c, log_prob, c.input_data(1, "labels"), 2));
   if (c.wants_output(1)) c.set_output(1, log_prob);
 }

@@ -6,24 +6,34 @@
 
 namespace tilesat::onnx {
 
-void convert_softmax(NodeContext& c) {
+std::pair<Value, int64_t> softmax_operand(NodeContext& c) {
   Builder& b = c.builder();
   Value x = c.operand(0);
   Shape s = b.type(x).shape;
   int64_t rank = s.rank();
-  // Before opset 13 the default axis is 1 and the input is seen as 2-D: [dims before axis,
-  // dims from axis on]; from 13 on the default is -1 and the axis alone is normalized.
   bool legacy = c.opset() < 13;
   int64_t axis =
       norm_axis(c.attr_int("axis", legacy ? 1 : -1), std::max<int64_t>(rank, 1), "'axis'");
-  if (!legacy || axis == rank - 1) {
-    c.set_output(0, b.softmax(x, axis));
-    return;
-  }
+  if (!legacy || axis == rank - 1) return {x, axis};
   int64_t outer = 1, inner = 1;
   for (int64_t d = 0; d < rank; ++d) (d < axis ? outer : inner) *= s[d];
-  Value flat = b.reshape(x, {outer, inner});
-  c.set_output(0, b.reshape(b.softmax(flat, 1), s.dims()));
+  return {b.reshape(x, {outer, inner}), 1};
+}
+
+Value shaped_as_input(NodeContext& c, Value y) {
+  Shape s = c.input_shape(0);
+  return c.builder().type(y).shape == s ? y : c.builder().reshape(y, s.dims());
+}
+
+Value log_softmax(Builder& b, Value x, int64_t axis) {
+  ReduceOptions keep{{axis}, true};
+  Value shifted = b.subtract(x, b.max(x, keep));
+  return b.subtract(shifted, b.log(b.sum(b.exp(shifted), keep)));
+}
+
+void convert_softmax(NodeContext& c) {
+  auto [in, axis] = softmax_operand(c);
+  c.set_output(0, shaped_as_input(c, c.builder().softmax(in, axis)));
 }
 
 void convert_reduce(NodeContext& c) {

@@ -33,19 +33,16 @@ input_files(const Options& o, const Graph& g,
   std::map<std::string, std::string> files;
   for (const std::string& spec : o.inputs) {
     auto [name, file] = input_spec(spec);
-    bool argument = false;
-    for (NodeId a : g.arguments()) argument = argument || g.node(a).name == name;
-    if (specialized.count(name) && !argument) continue;
-    size_t eq = spec.find('=');
     bool known = false;
     for (NodeId a : g.arguments()) known = known || g.node(a).name == name;
+    if (!known && specialized.count(name)) continue; // data of the model now, no argument
     if (!known) {
       std::string names;
       for (NodeId a : g.arguments()) names += (names.empty() ? "" : ", ") + g.node(a).name;
       throw Error(fmt::format("--input '{}': @{} has no argument '{}' (its arguments: {})", spec,
                               g.name(), name, names));
     }
-    if (!files.emplace(name, spec.substr(eq + 1)).second) {
+    if (!files.emplace(name, file).second) {
       throw Error(fmt::format("--input: argument '{}' is given twice", name));
     }
   }
@@ -77,7 +74,9 @@ int run_eval(const Options& o) {
     const Node& a = g.node(g.arguments()[i]);
     auto it = files.find(a.name);
     if (it != files.end()) {
-      Tensor t = read_npy(it->second);
+      // An ONNX model's inputs were read once already, to specialize it.
+      auto given = specialized.find(a.name);
+      Tensor t = given != specialized.end() ? given->second : read_npy(it->second);
       if (!t.type().same_value_type(a.type)) {
         throw Error(fmt::format("--input {}={}: expected {}, got {}", a.name, it->second,
                                 a.type.str(), t.type().str()));

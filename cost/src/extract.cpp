@@ -21,6 +21,7 @@ namespace tilesat::cost {
 namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kMaxFinite = std::numeric_limits<double>::max();
 // Const-eval: one-time work (on weights and constants, once at load) weighs this much against
 // per-inference work, so the DP minimises per-inference time first and one-time time second.
 constexpr double kOnce = 1e-6;
@@ -163,7 +164,9 @@ public:
     double cost = kInf;
     for (uint32_t k = 0; k < s.variants.size(); ++k) {
       if (s.cost[k] == kInf) continue;
-      double total = s.cost[k] + extra(s.at(k));
+      const double x = extra(s.at(k));
+      if (x == kInf) continue;
+      double total = std::min(s.cost[k] + x, kMaxFinite);
       if (total < cost) {
         cost = total;
         best = k;
@@ -200,7 +203,8 @@ public:
       if (!accepts(rule, s.at(t))) continue;
       for (uint32_t k = 0; k < s.variants.size(); ++k) {
         if (s.cost[k] == kInf) continue;
-        double cost = s.cost[k] + (k == t ? 0 : convert_us(c, type, s.at(k), s.at(t)));
+        double cost =
+            std::min(s.cost[k] + (k == t ? 0 : convert_us(c, type, s.at(k), s.at(t))), kMaxFinite);
         if (!best || cost < std::get<1>(*best)) best = std::make_tuple(k, cost, s.at(t));
       }
     }
@@ -365,7 +369,9 @@ private:
         }
         if (e.l1_bytes_per_core > model_.device().usable_l1_bytes()) continue;
         if (e.circular_buffers > model_.device().max_circular_buffers) continue;
-        double total = (once ? kOnce : 1.0) * e.us + used->cost;
+        // Every operand is feasible: a sum that overflows (tree costs over a DAG that shares
+        // much) stays feasible at the largest finite cost.
+        double total = std::min((once ? kOnce : 1.0) * e.us + used->cost, kMaxFinite);
         if (total < s.cost[k] - 1e-12) {
           s.cost[k] = total;
           s.choice[k] = used->choice;

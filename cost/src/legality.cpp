@@ -12,6 +12,34 @@
 
 namespace tilesat::cost {
 
+namespace {
+
+// Checks one batch of named constraints (the first is the device's); on unsat, adds every
+// violated one to `out`: the unsat core names a conflicting subset, and each constraint is
+// then checked on its own so the report lists every violation, not only the first the core
+// found.
+void check_batch(z3::solver& solver, const std::vector<std::pair<std::string, z3::expr>>& named,
+                 std::map<std::string, std::string>& details, LegalityResult& out) {
+  z3::expr_vector all(solver.ctx());
+  for (const auto& [name, literal] : named) all.push_back(literal);
+  if (solver.check(all) == z3::sat) return;
+  out.legal = false;
+  std::set<std::string> in_core;
+  z3::expr_vector core = solver.unsat_core();
+  for (unsigned i = 0; i < core.size(); ++i) in_core.insert(core[i].decl().name().str());
+  const z3::expr& device = named.front().second;
+  for (const auto& [name, literal] : named) {
+    if (name == "device_usable_l1") continue;
+    z3::expr_vector one(solver.ctx());
+    one.push_back(device);
+    one.push_back(literal);
+    if (in_core.count(name) || solver.check(one) == z3::unsat)
+      out.violations.push_back(Violation{name, details[name]});
+  }
+}
+
+} // namespace
+
 LegalityResult check_legality(const Plan& plan, const CostModel& model) {
   const Device& d = model.device();
   z3::context ctx;
@@ -19,28 +47,48 @@ LegalityResult check_legality(const Plan& plan, const CostModel& model) {
   std::map<std::string, std::string> details;
   LegalityResult out;
   auto num = [&](int64_t v) { return ctx.int_val(static_cast<int64_t>(v)); };
-  // Each named constraint hangs off its own Boolean: `name => constraint`.
+  z3::expr usable = ctx.int_const("usable_l1");
+  z3::expr_vector device_var(ctx), device_value(ctx);
+  device_var.push_back(usable);
+  device_value.push_back(num(d.usable_l1_bytes()));
+  // Each named constraint hangs off its own Boolean: `name => constraint`. One that Z3's
+  // simplifier proves from the device's numbers alone (most of them: a plan's numbers are
+  // constants) needs no solver; the rest go to the solver in batches.
   std::vector<std::pair<std::string, z3::expr>> named;
   auto track = [&](const z3::expr& e, const std::string& name, std::string detail) {
+    if (!named.empty() && z3::expr(e).substitute(device_var, device_value).simplify().is_true()) {
+      ++out.constraints;
+      return;
+    }
     z3::expr literal = ctx.bool_const(name.c_str());
     solver.add(z3::implies(literal, e));
     named.emplace_back(name, literal);
     details[name] = std::move(detail);
     ++out.constraints;
   };
-  z3::expr usable = ctx.int_const("usable_l1");
-  track(usable == num(d.usable_l1_bytes()), "device_usable_l1",
+  const z3::expr device_fact = usable == num(d.usable_l1_bytes());
+  track(device_fact, "device_usable_l1",
         fmt::format("{} - {} reserved = {} bytes", d.l1_bytes_per_core, d.l1_reserved_bytes,
                     d.usable_l1_bytes()));
+  // The constraints are checked in batches, each with the device's: a plan's ops constrain
+  // each other only through those numbers, so batches keep the check linear in the plan.
+  constexpr size_t kBatch = 256;
+  auto flush = [&] {
+    if (named.size() > 1) check_batch(solver, named, details, out);
+    solver.reset();
+    solver.add(z3::implies(named.front().second, device_fact));
+    named.erase(named.begin() + 1, named.end());
+    const std::string device_detail = details["device_usable_l1"];
+    details.clear();
+    details["device_usable_l1"] = device_detail;
+  };
+  const std::vector<int64_t> live_bytes = live_l1_bytes(plan, model);
   for (size_t i = 0; i < plan.ops.size(); ++i) {
+    if (named.size() > kBatch) flush();
     const PlannedOp& op = plan.ops[i];
     std::string at = fmt::format("{}#{}", op.name, i);
-    int64_t live = live_l1_bytes(plan, model, i);
-    z3::expr fp = ctx.int_const(("l1_footprint@" + at).c_str());
-    z3::expr lv = ctx.int_const(("l1_live@" + at).c_str());
-    solver.add(fp == num(op.l1_bytes_per_core));
-    solver.add(lv == num(live));
-    track(lv + fp <= usable, "l1@" + at,
+    int64_t live = live_bytes[i];
+    track(num(live) + num(op.l1_bytes_per_core) <= usable, "l1@" + at,
           fmt::format("{} bytes of live L1 tensors + {} bytes of circular buffers and operands "
                       "= {} > {} usable per core",
                       live, op.l1_bytes_per_core, live + op.l1_bytes_per_core,
@@ -68,6 +116,7 @@ LegalityResult check_legality(const Plan& plan, const CostModel& model) {
   for (size_t v = 0; v < plan.values.size(); ++v) {
     const Placement& p = plan.values[v].placement;
     if (p.memory == MemoryLayout::Interleaved) continue;
+    if (named.size() > kBatch) flush();
     std::string at = fmt::format("v{}", v);
     const TensorType& type = plan.graph.node(plan.values[v].node).type;
     auto t = CostModel::tiles_2d(type.shape);
@@ -95,24 +144,7 @@ LegalityResult check_legality(const Plan& plan, const CostModel& model) {
           fmt::format("shard {}x{} is not a whole number of 32x32 tiles", p.shard_shape[0],
                       p.shard_shape[1]));
   }
-  z3::expr_vector all(ctx);
-  for (const auto& [name, literal] : named) all.push_back(literal);
-  if (solver.check(all) == z3::sat) return out;
-  out.legal = false;
-  // The unsat core names a conflicting subset; each constraint is then checked on its own so
-  // the report lists every violation, not only the first the core found.
-  std::set<std::string> in_core;
-  z3::expr_vector core = solver.unsat_core();
-  for (unsigned i = 0; i < core.size(); ++i) in_core.insert(core[i].decl().name().str());
-  z3::expr device = named.front().second;
-  for (const auto& [name, literal] : named) {
-    if (name == "device_usable_l1") continue;
-    z3::expr_vector one(ctx);
-    one.push_back(device);
-    one.push_back(literal);
-    if (in_core.count(name) || solver.check(one) == z3::unsat)
-      out.violations.push_back(Violation{name, details[name]});
-  }
+  flush();
   return out;
 }
 

@@ -11,16 +11,19 @@
 namespace tilesat::cost {
 namespace {
 
-std::string operands_str(const Plan& plan, const PlannedOp& op) {
-  std::vector<std::string> names;
-  for (uint32_t v : op.operands) {
-    // A value is named by the op that defined it, or by its graph node (arguments).
-    std::string name = value_name(plan.graph, plan.values[v].node);
-    for (const PlannedOp& o : plan.ops)
-      if (o.result == v) name = o.name;
-    names.push_back(name);
-  }
-  return fmt::format("{}", fmt::join(names, ", "));
+// Each value's name: the op that defined it, or its graph node (arguments).
+std::vector<std::string> value_names(const Plan& plan) {
+  std::vector<std::string> names(plan.values.size());
+  for (uint32_t v = 0; v < plan.values.size(); ++v)
+    names[v] = value_name(plan.graph, plan.values[v].node);
+  for (const PlannedOp& o : plan.ops) names[o.result] = o.name;
+  return names;
+}
+
+std::string operands_str(const std::vector<std::string>& names, const PlannedOp& op) {
+  std::vector<std::string_view> out;
+  for (uint32_t v : op.operands) out.push_back(names[v]);
+  return fmt::format("{}", fmt::join(out, ", "));
 }
 
 nlohmann::json report_of(const Plan& plan, const egraph::Report* report) {
@@ -29,12 +32,13 @@ nlohmann::json report_of(const Plan& plan, const egraph::Report* report) {
   j["function"] = plan.graph.name();
   j["device"] = plan.device;
   json ops = json::array();
+  const std::vector<std::string> names = value_names(plan);
   for (const PlannedOp& op : plan.ops) {
     const Placement& p = plan.values[op.result].placement;
     json o;
     o["name"] = op.name;
     o["kind"] = op.kind;
-    o["operands"] = operands_str(plan, op);
+    o["operands"] = operands_str(names, op);
     o["layout"] = std::string(layout_name(p.layout));
     o["memory"] = std::string(buffer_name(p.buffer));
     o["memory_layout"] = std::string(memory_layout_name(p.memory));
@@ -85,6 +89,7 @@ std::string plan_to_text(const Plan& plan) {
       "// plan @{} for {}: {} device ops, extracted by {} (cost {:.2f} us, gap {:.3f})\n",
       plan.graph.name(), plan.device, plan.ops.size(), plan.extraction_method, plan.extraction_cost,
       plan.optimality_gap);
+  const std::vector<std::string> names = value_names(plan);
   for (size_t i = 0; i < plan.ops.size(); ++i) {
     const PlannedOp& op = plan.ops[i];
     std::string blocking;
@@ -103,7 +108,7 @@ std::string plan_to_text(const Plan& plan) {
     }
     out += fmt::format("{:3} {} = {}({}) -> {} | {} cores ({}x{}){} | {:.2f} us | L1 {} B/core | "
                        "{} CBs | {}-bound{}{}\n",
-                       i, op.name, op.kind, operands_str(plan, op),
+                       i, op.name, op.kind, operands_str(names, op),
                        placement_str(plan.values[op.result].placement), op.cores, op.grid.rows,
                        op.grid.cols, blocking, op.predicted_us, op.l1_bytes_per_core,
                        op.circular_buffers, op.cost.dominant, activation,

@@ -91,7 +91,9 @@ private:
     value_made_at_.push_back(now_);
     value_l1_bytes_.push_back(
         p.buffer == BufferType::L1 ? model_.l1_bytes_per_core(g_.node(node).type, p) : 0);
-    return static_cast<uint32_t>(plan_.values.size() - 1);
+    const auto v = static_cast<uint32_t>(plan_.values.size() - 1);
+    if (value_l1_bytes_[v] > 0) l1_values_.push_back(v);
+    return v;
   }
 
   // Forgets the values and ops made after the first `values` and `ops`.
@@ -100,19 +102,23 @@ private:
     value_last_use_.resize(values);
     value_made_at_.resize(values);
     value_l1_bytes_.resize(values);
+    // Values that died before the old position may be alive again at the earlier one.
+    l1_values_.clear();
+    for (uint32_t v = 0; v < values; ++v)
+      if (value_l1_bytes_[v] > 0) l1_values_.push_back(v);
     plan_.ops.resize(ops);
     std::erase_if(conversions_,
                   [&](const auto& kv) { return kv.first.first >= values || kv.second >= values; });
   }
 
   // L1 bytes per core of values alive at position t other than those in `except`.
-  int64_t live_others(size_t t, const std::vector<uint32_t>& except) const {
+  // Positions only grow between rollbacks, so values dead at t are dropped from the L1 list
+  // for good: each query costs the values alive, not all values (linear planning).
+  int64_t live_others(size_t t, const std::vector<uint32_t>& except) {
+    std::erase_if(l1_values_, [&](uint32_t v) { return value_last_use_[v] < t; });
     int64_t bytes = 0;
-    for (uint32_t v = 0; v < plan_.values.size(); ++v) {
-      if (value_l1_bytes_[v] == 0 || value_last_use_[v] < t) continue;
-      if (std::find(except.begin(), except.end(), v) != except.end()) continue;
-      bytes += value_l1_bytes_[v];
-    }
+    for (uint32_t v : l1_values_)
+      if (std::find(except.begin(), except.end(), v) == except.end()) bytes += value_l1_bytes_[v];
     return bytes;
   }
 
@@ -289,8 +295,8 @@ private:
       // Free L1: move the largest L1 value alive here to DRAM and try again.
       std::optional<uint32_t> victim;
       int64_t victim_bytes = 0;
-      for (uint32_t v = 0; v < plan_.values.size() && !once; ++v) {
-        if (value_l1_bytes_[v] == 0 || value_last_use_[v] < t) continue;
+      for (uint32_t v : l1_values_) {
+        if (once || value_last_use_[v] < t) continue;
         int64_t b = value_l1_bytes_[v];
         if (b > victim_bytes && !forced_dram_.count(plan_.values[v].node)) {
           victim = v;
@@ -351,12 +357,12 @@ private:
     plan_.predicted_total_us = 0;
     plan_.predicted_one_time_us = 0;
     plan_.peak_l1_bytes_per_core = 0;
+    const std::vector<int64_t> live = live_l1_bytes(plan_, model_);
     for (size_t i = 0; i < plan_.ops.size(); ++i) {
       (plan_.ops[i].one_time ? plan_.predicted_one_time_us : plan_.predicted_total_us) +=
           plan_.ops[i].predicted_us;
       plan_.peak_l1_bytes_per_core =
-          std::max(plan_.peak_l1_bytes_per_core,
-                   plan_.ops[i].l1_bytes_per_core + live_l1_bytes(plan_, model_, i));
+          std::max(plan_.peak_l1_bytes_per_core, plan_.ops[i].l1_bytes_per_core + live[i]);
     }
   }
 
@@ -371,6 +377,7 @@ private:
   // Per value: the position it was made at, and its L1 bytes per core (0 in DRAM).
   std::vector<size_t> value_made_at_;
   std::vector<int64_t> value_l1_bytes_;
+  std::vector<uint32_t> l1_values_; // values in L1, possibly dead (live_others drops those)
   std::vector<size_t> last_use_;
   std::vector<size_t> value_last_use_;
   std::vector<uint32_t> value_of_;
@@ -379,25 +386,39 @@ private:
 
 } // namespace
 
-int64_t live_l1_bytes(const Plan& plan, const CostModel& model, size_t index) {
+std::vector<int64_t> live_l1_bytes(const Plan& plan, const CostModel& model) {
   // Definition and last use of every value, in op positions (arguments: defined before 0).
+  const size_t n = plan.ops.size();
   std::vector<int64_t> def(plan.values.size(), -1), last(plan.values.size(), -1);
-  for (size_t i = 0; i < plan.ops.size(); ++i) {
+  for (size_t i = 0; i < n; ++i) {
     def[plan.ops[i].result] = static_cast<int64_t>(i);
     for (uint32_t v : plan.ops[i].operands) last[v] = static_cast<int64_t>(i);
   }
-  for (uint32_t v : plan.results) last[v] = static_cast<int64_t>(plan.ops.size());
-  const PlannedOp& op = plan.ops[index];
-  int64_t bytes = 0;
-  auto at = static_cast<int64_t>(index);
+  for (uint32_t v : plan.results) last[v] = static_cast<int64_t>(n);
+  // Bytes of the L1 values alive at each position, by a difference array over [def, last].
+  std::vector<int64_t> bytes(plan.values.size(), 0), live(n + 1, 0);
   for (uint32_t v = 0; v < plan.values.size(); ++v) {
     const PlannedValue& pv = plan.values[v];
-    if (pv.placement.buffer != BufferType::L1 || def[v] > at || last[v] < at) continue;
-    if (v == op.result || std::find(op.operands.begin(), op.operands.end(), v) != op.operands.end())
-      continue;
-    bytes += model.l1_bytes_per_core(plan.graph.node(pv.node).type, pv.placement);
+    if (pv.placement.buffer != BufferType::L1 || last[v] < std::max<int64_t>(def[v], 0)) continue;
+    bytes[v] = model.l1_bytes_per_core(plan.graph.node(pv.node).type, pv.placement);
+    live[static_cast<size_t>(std::max<int64_t>(def[v], 0))] += bytes[v];
+    live[static_cast<size_t>(std::min<int64_t>(last[v] + 1, static_cast<int64_t>(n)))] -= bytes[v];
   }
-  return bytes;
+  for (size_t i = 1; i <= n; ++i) live[i] += live[i - 1];
+  live.resize(n);
+  // Less the op's own result and operands (each once), which its footprint counts.
+  std::vector<uint32_t> own;
+  for (size_t i = 0; i < n; ++i) {
+    const PlannedOp& op = plan.ops[i];
+    own.assign(op.operands.begin(), op.operands.end());
+    own.push_back(op.result);
+    std::sort(own.begin(), own.end());
+    own.erase(std::unique(own.begin(), own.end()), own.end());
+    const auto at = static_cast<int64_t>(i);
+    for (uint32_t v : own)
+      if (std::max<int64_t>(def[v], 0) <= at && last[v] >= at) live[i] -= bytes[v];
+  }
+  return live;
 }
 
 void require_fits_dram(const Graph& g, const Device& d) {

@@ -43,7 +43,9 @@ Extractor::Extractor(const EGraph& eg, const CostFunction& cost)
           kids.push_back(k);
         }
         if (!finite) continue;
-        double v = cost.cost(eg, node, kids);
+        // A tree cost over a DAG that shares much (a deep residual chain) can overflow; its
+        // children are finite, so it stays selectable at the largest finite cost.
+        double v = std::min(cost.cost(eg, node, kids), std::numeric_limits<double>::max());
         if (v < cost_[c]) {
           cost_[c] = v;
           best_[c] = n;

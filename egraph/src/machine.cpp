@@ -207,20 +207,22 @@ struct Program::Runner {
   }
 };
 
-void Program::search(const EGraph& eg, std::size_t limit, Matches& out) const {
+void Program::search(const EGraph& eg, std::size_t limit, Matches& out,
+                     const Deadline& deadline) const {
   if (limit == 0) return;
   Runner r(*this, eg, out, limit);
+  std::size_t step = 0;
   switch (root_kind_) {
   case Root::kOp:
     for (Id cls : eg.classes_with_op(root_op_)) {
       r.regs[0] = cls;
-      if (!r.run(0)) return;
+      if (!r.run(0) || deadline.passed_at(++step)) return;
     }
     return;
   case Root::kVar:
     for (Id cls : eg.classes()) {
       r.regs[0] = cls;
-      if (!r.run(0)) return;
+      if (!r.run(0) || deadline.passed_at(++step)) return;
     }
     return;
   case Root::kLiteral: {

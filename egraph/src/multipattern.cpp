@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <limits>
 
 namespace tilesat::egraph {
 
@@ -46,11 +47,13 @@ MultiPattern::MultiPattern(std::vector<std::pair<std::string, Pattern>> parts) {
 
 class MultiPattern::Join {
 public:
-  Join(const MultiPattern& mp, const EGraph& eg, Matches& out, std::size_t limit)
-      : mp_(mp), eg_(eg), out_(out), limit_(limit), binding_(mp.names_.size(), kNoId),
-        all_(mp.parts_.size()) {
+  Join(const MultiPattern& mp, const EGraph& eg, Matches& out, std::size_t limit,
+       const Deadline& deadline)
+      : mp_(mp), eg_(eg), out_(out), limit_(limit), deadline_(deadline),
+        binding_(mp.names_.size(), kNoId), all_(mp.parts_.size()) {
     for (std::size_t k = 0; k < mp.parts_.size(); ++k)
-      if (!mp.parts_[k].root_bound_before) mp.parts_[k].pattern.search(eg, all_[k]);
+      if (!mp.parts_[k].root_bound_before)
+        mp.parts_[k].pattern.search(eg, all_[k], std::numeric_limits<std::size_t>::max(), deadline);
   }
 
   bool run(std::size_t k) {
@@ -76,6 +79,7 @@ public:
         ok = bind(part.vars[v], s[Var{static_cast<std::uint32_t>(v)}], newly);
       if (ok && !run(k + 1)) return false;
       for (std::uint32_t v : newly) binding_[v] = kNoId;
+      if (deadline_.passed_at(++steps_)) return false;
     }
     return true;
   }
@@ -95,14 +99,17 @@ private:
   const EGraph& eg_;
   Matches& out_;
   std::size_t limit_;
+  const Deadline& deadline_;
+  std::size_t steps_ = 0;
   std::vector<Id> binding_;
   std::vector<Matches> all_;
 };
 
-void MultiPattern::search(const EGraph& eg, Matches& out, std::size_t limit) const {
+void MultiPattern::search(const EGraph& eg, Matches& out, std::size_t limit,
+                          const Deadline& deadline) const {
   out.reset(static_cast<std::uint32_t>(names_.size()), 0);
   if (limit == 0) return;
-  Join(*this, eg, out, limit).run(0);
+  Join(*this, eg, out, limit, deadline).run(0);
 }
 
 std::string MultiPattern::to_string() const {

@@ -145,9 +145,10 @@ Var Pattern::var(std::string_view name) const {
   throw std::out_of_range(fmt::format("pattern {} has no variable {}", to_string(), name));
 }
 
-void Pattern::search(const EGraph& eg, Matches& out, std::size_t limit) const {
+void Pattern::search(const EGraph& eg, Matches& out, std::size_t limit,
+                     const Deadline& deadline) const {
   out.reset(num_class_vars_, num_attr_vars());
-  program_.search(eg, limit, out);
+  program_.search(eg, limit, out, deadline);
 }
 
 void Pattern::search_class(const EGraph& eg, Id cls, Matches& out) const {

@@ -88,11 +88,12 @@ Rewrite rewrite(std::string_view name, std::string_view lhs, std::string_view rh
 }
 
 ApplyResult Rewrite::apply(EGraph& eg, const Matches& matches, const DeclineHook* on_decline,
-                           std::size_t node_limit) const {
+                           std::size_t node_limit, const Deadline& deadline) const {
   ApplyResult result;
   const Pattern* lhs_pattern = searcher_->pattern();
   const bool explain = eg.explanations_enabled();
   for (std::size_t i = 0, n = matches.size(); i < n && eg.num_nodes() <= node_limit; ++i) {
+    if (deadline.passed_at(i + 1)) break;
     Id root = matches.root(i);
     Subst subst = matches.subst(i, eg);
     bool accepted = true;
@@ -121,10 +122,11 @@ ApplyResult Rewrite::apply(EGraph& eg, const Matches& matches, const DeclineHook
   return result;
 }
 
-ApplyResult Rewrite::apply_unions(EGraph& eg, Matches& matches) const {
+ApplyResult Rewrite::apply_unions(EGraph& eg, Matches& matches, const Deadline& deadline) const {
   ApplyResult result;
   if (!rhs_ || !conditions_.empty() || eg.explanations_enabled()) return result;
   matches.retain([&](std::size_t i) {
+    if (deadline.passed_at(i + 1)) return true; // left for `apply`, which stops at once
     Id to = rhs_->find_instance(eg, matches.subst(i, eg), rhs_vars_);
     if (to == kNoId) return true;
     if (eg.merge(matches.root(i), to, Justification::rule(symbol_))) ++result.applied;

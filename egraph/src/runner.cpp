@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 
 namespace tilesat::egraph {
 
@@ -82,6 +83,12 @@ Report Runner::run(EGraph& eg, std::span<const Rewrite> rules) {
   std::vector<std::size_t> order; // the rules in the order of the apply phase
   std::optional<Stop> stop;
   auto over_time = [&] { return seconds_since(start) > config_.time_limit_; };
+  // Searches and applies stop early at the time limit, so a long iteration cannot overrun it.
+  const Deadline deadline =
+      std::isfinite(config_.time_limit_) && config_.time_limit_ < 1e9
+          ? Deadline(start + std::chrono::duration_cast<Clock::duration>(
+                                 std::chrono::duration<double>(config_.time_limit_)))
+          : Deadline{};
   auto limit_stop = [&]() -> std::optional<Stop> {
     if (eg.num_nodes() > config_.node_limit_)
       return Stop{StopReason::kNodeLimit, static_cast<double>(config_.node_limit_), {}};
@@ -109,7 +116,7 @@ Report Runner::run(EGraph& eg, std::span<const Rewrite> rules) {
       std::size_t limit = sched.search_limit(i, r);
       it.rules[r].banned = limit == 0;
       if (limit == 0) continue;
-      rules[r].search(eg, matches[r], limit);
+      rules[r].search(eg, matches[r], limit, deadline);
       it.rules[r].matches = matches[r].size();
       it.matches += matches[r].size();
       if (!sched.accept(i, r, matches[r].size())) {
@@ -138,7 +145,7 @@ Report Runner::run(EGraph& eg, std::span<const Rewrite> rules) {
     if (staged) {
       for (std::size_t r = 0; r < rules.size() && !stop; ++r) {
         if (matches[r].empty()) continue;
-        ApplyResult res = rules[r].apply_unions(eg, matches[r]);
+        ApplyResult res = rules[r].apply_unions(eg, matches[r], deadline);
         it.rules[r].applied += res.applied;
         it.union_pass_applied += res.applied;
         it.applied += res.applied;
@@ -158,7 +165,8 @@ Report Runner::run(EGraph& eg, std::span<const Rewrite> rules) {
     for (std::size_t k = 0; k < rules.size() && !stop; ++k) {
       const std::size_t r = order[k];
       if (matches[r].empty()) continue;
-      ApplyResult res = rules[r].apply(eg, matches[r], &config_.on_decline_, config_.node_limit_);
+      ApplyResult res =
+          rules[r].apply(eg, matches[r], &config_.on_decline_, config_.node_limit_, deadline);
       it.rules[r].applied += res.applied;
       it.rules[r].declined = res.declined;
       it.applied += res.applied;

@@ -32,6 +32,18 @@ TEST(Extract, AstDepthAndCyclesTerminate) {
   EXPECT_NE(depth.best_node(x), kNoId);
 }
 
+// A tree cost over a DAG whose nodes share operands doubles per level and overflows a double
+// within about 1,100 levels; every class still has a selection (a residual model is such a DAG).
+TEST(Extract, TreeCostsThatOverflowStaySelectable) {
+  EGraph eg;
+  Id prev = eg.add_term(RecExpr::parse("x"));
+  for (int i = 0; i < 2000; ++i) prev = eg.add(Symbol::intern("+"), {prev, prev});
+  eg.rebuild();
+  Extractor ex(eg, AstSize());
+  EXPECT_NE(ex.best_node(prev), kNoId);
+  EXPECT_EQ(ex.best_cost(prev), std::numeric_limits<double>::max());
+}
+
 TEST(Extract, ClassesWithoutFiniteTermsThrow) {
   EGraph eg;
   Id a = eg.add_term(RecExpr::parse("a"));

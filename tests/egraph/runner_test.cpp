@@ -89,6 +89,29 @@ TEST(Runner, TimeLimit) {
   EXPECT_EQ(r.stop.limit, 0);
 }
 
+// A deadline stops a search and an apply part-way (the runner's time limit inside an
+// iteration): the clock is read every 256 steps, so a passed deadline leaves most work undone.
+TEST(Runner, DeadlineStopsSearchAndApplyWithinARule) {
+  EGraph eg;
+  Id sum = eg.add_term(RecExpr::parse("x0"));
+  for (int i = 1; i < 2000; ++i)
+    sum = eg.add(Symbol::intern("+"), {sum, eg.add_term(RecExpr::parse("x" + std::to_string(i)))});
+  eg.rebuild();
+  Rewrite comm = rewrite("comm-add", "(+ ?a ?b)", "(+ ?b ?a)");
+  Matches all, cut;
+  comm.search(eg, all, 100'000);
+  EXPECT_EQ(all.size(), 1999u);
+  const Deadline passed(Deadline::Clock::now() - std::chrono::seconds(1));
+  EXPECT_TRUE(passed.passed());
+  EXPECT_FALSE(Deadline().passed());
+  comm.search(eg, cut, 100'000, passed);
+  EXPECT_LE(cut.size(), 256u);
+  ApplyResult applied =
+      comm.apply(eg, all, nullptr, std::numeric_limits<std::size_t>::max(), passed);
+  EXPECT_LT(applied.applied, 256u);
+  EXPECT_EQ(applied.applied + comm.apply(eg, all).applied, 1999u); // the rest, without one
+}
+
 TEST(Runner, HookStopsTheRunAndProgressIsReported) {
   EGraph eg;
   eg.add_term(RecExpr::parse("(+ a (+ b (+ c (+ d (+ e f)))))"));

@@ -93,8 +93,10 @@ struct SelectedRules {
 SelectedRules selected_rules(const Options& o);
 /// How `--random-init` scales drawn values; `fallback` when the flag is not given.
 RandomInit random_init(const Options& o, RandomInit fallback);
-/// The saturation limits of `--iter-limit`, `--node-limit` and `--time-limit`.
-egraph::RunnerConfig runner_config(const Options& o);
+/// Default e-graph node limit: 10000, or 4 nodes per node of the graph when that is more.
+inline constexpr size_t kDefaultNodeLimit = 10'000;
+/// The saturation limits of `--iter-limit`, `--node-limit` and `--time-limit` for graph `g`.
+egraph::RunnerConfig runner_config(const Options& o, const Graph& g);
 
 /// Reads INPUT: an ONNX model when `path` ends in ".onnx" (one function, @main; its weights'
 /// values go to `weights` when given), else TTIR or StableHLO text ("-" is standard input).

@@ -57,7 +57,8 @@ void iter_limit_flag(CLI::App& a, Options& o) {
       ->check(CLI::Range(size_t{1}, size_t{1} << 20));
 }
 void node_limit_flag(CLI::App& a, Options& o) {
-  a.add_option("--node-limit", o.node_limit, "e-graph nodes (default 10000)")
+  a.add_option("--node-limit", o.node_limit,
+               "e-graph nodes (default 10000, or 4 per op of a larger model)")
       ->check(CLI::Range(size_t{1}, size_t{1} << 31));
 }
 void time_limit_flag(CLI::App& a, Options& o) {

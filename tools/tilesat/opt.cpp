@@ -45,10 +45,12 @@ RandomInit random_init(const Options& o, RandomInit fallback) {
   return o.random_init == "fan-in" ? RandomInit::FanIn : RandomInit::Uniform;
 }
 
-egraph::RunnerConfig runner_config(const Options& o) {
+egraph::RunnerConfig runner_config(const Options& o, const Graph& g) {
   egraph::RunnerConfig runner;
   if (o.iter_limit) runner.with_iter_limit(*o.iter_limit);
-  if (o.node_limit) runner.with_node_limit(*o.node_limit);
+  // By default a large model keeps room to grow: its own nodes would use up a fixed limit.
+  runner.with_node_limit(
+      o.node_limit.value_or(std::max<size_t>(kDefaultNodeLimit, 4 * g.num_nodes())));
   if (o.time_limit) runner.with_time_limit(std::chrono::duration<double>(*o.time_limit));
   return runner;
 }
@@ -56,15 +58,15 @@ egraph::RunnerConfig runner_config(const Options& o) {
 int run_opt(const Options& o) {
   SelectedRules rules = selected_rules(o);
   rewrites::OptimizeOptions options;
-  options.runner = runner_config(o);
   options.explain = o.explain;
   std::map<std::string, Tensor, std::less<>> weights; // an ONNX model's initializers
   SourceFile file = load_input(o.input, &weights);
   apply_compile_options(file, o);
   if (!o.device.empty() || o.emit != "ttir" || !o.report_file.empty() || !o.program_file.empty())
-    return run_opt_plan(o, rules, options.runner, file, weights);
+    return run_opt_plan(o, rules, file, weights);
   for (Module& m : file.modules) {
     for (Graph& g : m.functions) {
+      options.runner = runner_config(o, g);
       rewrites::OptimizeResult r = rewrites::optimize(g, rules.rewrites, options);
       if (o.stats) fmt::print(stderr, "// @{}\n{}", g.name(), r.report.to_table());
       if (o.explain) fmt::print(stderr, "// @{}\n{}", g.name(), r.explanation);

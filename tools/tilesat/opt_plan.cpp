@@ -14,8 +14,8 @@
 
 namespace tilesat::cli {
 
-int run_opt_plan(const Options& o, const SelectedRules& rules, const egraph::RunnerConfig& runner,
-                 SourceFile& file, const std::map<std::string, Tensor, std::less<>>& weights) {
+int run_opt_plan(const Options& o, const SelectedRules& rules, SourceFile& file,
+                 const std::map<std::string, Tensor, std::less<>>& weights) {
   // -o FILE writes a program: it implies --emit program (an explicit other form is an error).
   std::string emit = !o.program_file.empty() && o.emit == "ttir" ? "program" : o.emit;
   if (!o.program_file.empty() && o.program_file == o.report_file)
@@ -40,7 +40,8 @@ int run_opt_plan(const Options& o, const SelectedRules& rules, const egraph::Run
     copts.arguments_on_device = m.device_tensors;
     cost::CostModel model(device, copts);
     for (Graph& g : m.functions) {
-      results.push_back(cost::optimize_for_device(g, rules.rewrites, runner, model, eopts));
+      results.push_back(
+          cost::optimize_for_device(g, rules.rewrites, runner_config(o, g), model, eopts));
       if (o.stats) fmt::print(stderr, "// @{}\n{}", g.name(), results.back().report.to_table());
     }
   }

@@ -9,7 +9,7 @@ namespace tilesat::cli {
 
 /// Plans every function of `file` on the device of `o.device` (default wormhole_b0) and prints
 /// the plans (--emit plan) or the chosen programs as TTIR; writes --report FILE.json.
-int run_opt_plan(const Options& o, const SelectedRules& rules, const egraph::RunnerConfig& runner,
-                 SourceFile& file, const std::map<std::string, Tensor, std::less<>>& weights);
+int run_opt_plan(const Options& o, const SelectedRules& rules, SourceFile& file,
+                 const std::map<std::string, Tensor, std::less<>>& weights);
 
 } // namespace tilesat::cli

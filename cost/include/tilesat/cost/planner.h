@@ -24,10 +24,11 @@ namespace tilesat::cost {
 /// the bytes it needs when an op fits in L1 under no placement.
 Plan plan_graph(const Graph& g, const CostModel& model);
 
-/// The L1 bytes per core of every L1-resident plan value alive while op `index` runs (its
-/// operands, its result, and values defined earlier and used later), excluding the op's own
-/// circular buffers.
-int64_t live_l1_bytes(const Plan& plan, const CostModel& model, size_t index);
+/// Per op of the plan, the L1 bytes per core of the other L1-resident values alive while it
+/// runs (defined earlier, used then or later, or a result), in linear time. The op's own
+/// operands, result and circular buffers are not counted: its `l1_bytes_per_core` holds them.
+///   std::vector<int64_t> live = live_l1_bytes(plan, model);  // live[i]: beside op i
+std::vector<int64_t> live_l1_bytes(const Plan& plan, const CostModel& model);
 
 /// Throws tilesat::Error, naming the value and both sizes, when a value of `g` (an argument
 /// or an op's result, as a tile or row-major copy) is larger than the device's DRAM: the one

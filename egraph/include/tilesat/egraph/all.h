@@ -14,6 +14,7 @@
 
 #include "tilesat/egraph/analysis.h"     // Analysis, AnalysisOf<T>, DidMerge
 #include "tilesat/egraph/attr.h"         // AttrValue, Attrs, AttrTable, AttrId, Rational
+#include "tilesat/egraph/deadline.h"     // Deadline
 #include "tilesat/egraph/dot.h"          // to_dot
 #include "tilesat/egraph/eclass.h"       // EClassRef
 #include "tilesat/egraph/egraph.h"       // EGraph

@@ -12,6 +12,7 @@
 #pragma once
 
 #include "tilesat/egraph/attr.h"
+#include "tilesat/egraph/deadline.h"
 #include "tilesat/egraph/id.h"
 #include "tilesat/egraph/subst.h"
 #include "tilesat/egraph/symbol.h"
@@ -48,8 +49,9 @@ struct Instruction {
 class Program {
 public:
   /// Appends the matches of the pattern to `out` (already reset by the caller), stopping after
-  /// `limit` matches. Requires a rebuilt e-graph.
-  void search(const EGraph& eg, std::size_t limit, Matches& out) const;
+  /// `limit` matches or once `deadline` passed. Requires a rebuilt e-graph.
+  void search(const EGraph& eg, std::size_t limit, Matches& out,
+              const Deadline& deadline = {}) const;
   /// Matches rooted at one class only.
   void search_class(const EGraph& eg, Id cls, std::size_t limit, Matches& out) const;
 

@@ -26,7 +26,9 @@ public:
   /// Throws RuleError when a part uses attribute variables.
   explicit MultiPattern(std::vector<std::pair<std::string, Pattern>> parts);
 
-  void search(const EGraph& eg, Matches& out, std::size_t limit) const override;
+  using Searcher::search;
+  void search(const EGraph& eg, Matches& out, std::size_t limit,
+              const Deadline& deadline) const override;
   const std::vector<std::string>& var_names() const override { return names_; }
   std::string to_string() const override;
 

@@ -80,7 +80,9 @@ public:
   bool is_attr_var(Var v) const { return v.index >= num_class_vars_; }
 
   /// Appends matches (up to `limit`) to `out` after resetting it. Requires a rebuilt e-graph.
-  void search(const EGraph& eg, Matches& out, std::size_t limit) const override;
+  using Searcher::search;
+  void search(const EGraph& eg, Matches& out, std::size_t limit,
+              const Deadline& deadline) const override;
   void search(const EGraph& eg, Matches& out) const {
     search(eg, out, std::numeric_limits<std::size_t>::max());
   }

@@ -119,20 +119,22 @@ public:
   /// The left side as a pattern, or nullptr for other searchers.
   const Pattern* lhs() const { return searcher_->pattern(); }
 
-  /// Finds up to `limit` matches.
-  void search(const EGraph& eg, Matches& out, std::size_t limit) const {
-    searcher_->search(eg, out, limit);
+  /// Finds up to `limit` matches, fewer once `deadline` passed.
+  void search(const EGraph& eg, Matches& out, std::size_t limit,
+              const Deadline& deadline = {}) const {
+    searcher_->search(eg, out, limit, deadline);
   }
   /// Applies the matches (guards first) and unions each result with its match's class;
-  /// stops early once the e-graph holds more than `node_limit` e-nodes.
+  /// stops early once the e-graph holds more than `node_limit` e-nodes or `deadline` passed.
   ApplyResult apply(EGraph& eg, const Matches& matches, const DeclineHook* on_decline = nullptr,
-                    std::size_t node_limit = std::numeric_limits<std::size_t>::max()) const;
+                    std::size_t node_limit = std::numeric_limits<std::size_t>::max(),
+                    const Deadline& deadline = {}) const;
 
   /// The union pass of an iteration, run before `apply`: applies (guards aside) the matches
   /// whose right side is already in the e-graph, which only merges classes, and removes them
   /// from `matches`; those left would add e-nodes. Rules with guards or a C++ applier, and all
   /// rules while explanations are on, keep every match for `apply`.
-  ApplyResult apply_unions(EGraph& eg, Matches& matches) const;
+  ApplyResult apply_unions(EGraph& eg, Matches& matches, const Deadline& deadline = {}) const;
 
   std::string to_string() const;
 

@@ -10,7 +10,8 @@
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
-#include <sstream>
+#include <limits>
+#include <unistd.h>
 
 namespace tilesat {
 namespace fs = std::filesystem;
@@ -40,16 +41,32 @@ std::vector<std::string> data_file_names(const std::string& dir, std::string_vie
   return names;
 }
 
-std::string read_user_file(const std::string& path, std::string_view what) {
+std::string read_user_file(const std::string& path, std::string_view what, uint64_t max_bytes) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec))
     throw Error(fmt::format("{}: expected a {}, got a directory", path, what));
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(fmt::format("{}: cannot open the {}: {}", path, what, std::strerror(errno)));
-  std::ostringstream ss;
-  ss << in.rdbuf();
+  std::string out;
+  constexpr size_t kChunk = size_t{1} << 20;
+  while (in) {
+    if (out.size() > max_bytes)
+      throw Error(fmt::format("{}: the {} is longer than {} bytes", path, what, max_bytes));
+    const size_t at = out.size();
+    out.resize(at + kChunk);
+    in.read(out.data() + at, static_cast<std::streamsize>(kChunk));
+    out.resize(at + static_cast<size_t>(in.gcount()));
+  }
   if (in.bad()) throw Error(fmt::format("{}: cannot read the {}", path, what));
-  return ss.str();
+  if (out.size() > max_bytes)
+    throw Error(fmt::format("{}: the {} is longer than {} bytes", path, what, max_bytes));
+  return out;
+}
+
+uint64_t host_memory_bytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0) return std::numeric_limits<int64_t>::max();
+  return static_cast<uint64_t>(pages) * static_cast<uint64_t>(page);
 }
 
 } // namespace tilesat

@@ -231,8 +231,12 @@ Tensor parse_npy(std::string_view bytes, const std::string& name) {
   return t;
 }
 
-Tensor read_npy(const std::string& path) {
-  return parse_npy(read_user_file(path, ".npy file"), path);
+uint64_t npy_bytes_bound(const TensorType& type) {
+  return static_cast<uint64_t>(type.shape.numel()) * 8 + (uint64_t{1} << 20);
+}
+
+Tensor read_npy(const std::string& path, uint64_t max_bytes) {
+  return parse_npy(read_user_file(path, ".npy file", max_bytes), path);
 }
 
 std::string to_npy_bytes(const Tensor& t) {
@@ -244,14 +248,17 @@ std::string to_npy_bytes(const Tensor& t) {
   std::string header = fmt::format("{{'descr': '{}', 'fortran_order': False, 'shape': ({}), }}",
                                    is_int ? "<i4" : "<f4", shape);
   // Pad with spaces so the data starts at a multiple of 64 bytes; the header ends in '\n'.
-  size_t total = kMagic.size() + 4 + header.size() + 1;
+  // Format 1.0 has a 2-byte header length; a longer header (a rank in the thousands) needs 2.0.
+  const bool v2 = kMagic.size() + 4 + header.size() + 1 + 64 > 65535;
+  const size_t len_bytes = v2 ? 4 : 2;
+  size_t total = kMagic.size() + 2 + len_bytes + header.size() + 1;
   header.append((64 - total % 64) % 64, ' ');
   header += '\n';
   std::string out(kMagic);
-  out += '\x01';
+  out += v2 ? '\x02' : '\x01';
   out += '\x00';
-  auto len = static_cast<uint16_t>(header.size());
-  out.append(reinterpret_cast<const char*>(&len), 2);
+  const auto len = static_cast<uint32_t>(header.size());
+  out.append(reinterpret_cast<const char*>(&len), len_bytes); // little-endian host
   out += header;
   Tensor rounded = t;
   rounded.round_to_dtype();

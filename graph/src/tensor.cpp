@@ -1,6 +1,7 @@
 // tensor.cpp: tensor types, host tensors and rounding to a dtype's precision.
 #include "tilesat/graph/tensor.h"
 
+#include "tilesat/graph/data_files.h"
 #include "tilesat/graph/diagnostic.h"
 
 #include <bit>
@@ -16,8 +17,19 @@ std::string TensorType::str() const {
   return out + ">";
 }
 
-Tensor::Tensor(TensorType type)
-    : type_(std::move(type)), data_(static_cast<size_t>(type_.shape.numel()), 0.0f) {}
+Tensor::Tensor(TensorType type) : type_(std::move(type)) {
+  // Held as floats: 4 bytes per element, checked against the machine before allocating.
+  const auto bytes = static_cast<uint64_t>(type_.shape.numel()) * sizeof(float);
+  if (bytes > host_memory_bytes())
+    throw Error(fmt::format("{} needs {} bytes of host memory, more than this machine's {}",
+                            type_.str(), bytes, host_memory_bytes()));
+  try {
+    data_.assign(static_cast<size_t>(type_.shape.numel()), 0.0f);
+  } catch (const std::bad_alloc&) {
+    throw Error(
+        fmt::format("{} needs {} bytes of host memory: cannot allocate them", type_.str(), bytes));
+  }
+}
 
 Tensor::Tensor(TensorType type, std::vector<float> data)
     : type_(std::move(type)), data_(std::move(data)) {

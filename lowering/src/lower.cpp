@@ -78,6 +78,9 @@ public:
   fb::ProgramT run() {
     if (dev_.grid_rows == 0 || dev_.grid_cols == 0 || dev_.l1_bytes_per_core == 0)
       throw Error(fmt::format("device '{}': expected a non-empty grid and L1", dev_.name));
+    if (plan_.results.empty())
+      throw Error(fmt::format("@{} returns nothing: a device program returns at least one tensor",
+                              g_.name()));
     fb::ProgramT p;
     p.version_major = program::kVersionMajor;
     p.version_minor = program::kVersionMinor;

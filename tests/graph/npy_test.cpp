@@ -92,6 +92,21 @@ TEST(Npy, RoundTrips) {
   EXPECT_EQ(parse_npy(to_npy_bytes(empty), "e.npy").shape(), (Shape{0, 3}));
 }
 
+// A header longer than format 1.0's 2-byte length (a rank in the tens of thousands) is written
+// as format 2.0, which NumPy reads; its data still starts at a multiple of 64 bytes.
+TEST(Npy, LongHeadersUseVersion2) {
+  std::vector<int64_t> dims(30000, 1);
+  Tensor t(TensorType{DType::F32, Shape(dims)}, {1.5f});
+  std::string bytes = to_npy_bytes(t);
+  EXPECT_EQ(bytes[6], '\x02');
+  EXPECT_EQ((bytes.size() - 4) % 64, 0u);
+  Tensor back = parse_npy(bytes, "long.npy");
+  EXPECT_EQ(back.shape(), t.shape());
+  EXPECT_THAT(back.data(), ElementsAre(1.5f));
+  Tensor small(TensorType{DType::F32, Shape{2}}, {1, 2});
+  EXPECT_EQ(to_npy_bytes(small)[6], '\x01');
+}
+
 TEST(Npy, Int32ValuesBeyondItsRangeSaturate) {
   // int32 tensors hold floats; 2^31 and beyond (a float cannot hold 2^31 - 1) saturate.
   Tensor i(TensorType{DType::I32, Shape{3}}, {2147483648.0f, -3e9f, 7.0f});

@@ -76,7 +76,8 @@ int run_eval(const Options& o) {
     if (it != files.end()) {
       // An ONNX model's inputs were read once already, to specialize it.
       auto given = specialized.find(a.name);
-      Tensor t = given != specialized.end() ? given->second : read_npy(it->second);
+      Tensor t = given != specialized.end() ? given->second
+                                            : read_npy(it->second, npy_bytes_bound(a.type));
       if (!t.type().same_value_type(a.type)) {
         throw Error(fmt::format("--input {}={}: expected {}, got {}", a.name, it->second,
                                 a.type.str(), t.type().str()));

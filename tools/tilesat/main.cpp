@@ -78,6 +78,11 @@ int main(int argc, char** argv) {
   } catch (const tilesat::InternalError& e) {
     print_error(fmt::format("internal error: {}", e.what()));
     return kExitInternalError;
+  } catch (const std::bad_alloc&) {
+    // The input asks for more memory than the machine gives (tensors check their size first;
+    // this catches the rest): a property of the input, not a fault of the tool.
+    print_error("out of memory: the input needs more host memory than this machine has");
+    return kExitInputError;
   } catch (const std::exception& e) {
     print_error(e.what());
     return kExitInternalError;

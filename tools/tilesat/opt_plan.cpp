@@ -8,6 +8,7 @@
 #include "tilesat/graph/printer.h"
 #include "tilesat/lowering/dump.h"
 #include "tilesat/lowering/lower.h"
+#include "tilesat/runtime/program.h"
 
 #include <filesystem>
 #include <fmt/format.h>
@@ -74,6 +75,14 @@ int run_opt_plan(const Options& o, const SelectedRules& rules, SourceFile& file,
       if (o.program_file.empty()) {
         out += lowering::dump_program(*fb::GetProgram(lp.program.data()));
         continue;
+      }
+      // What is written must read back: the runtime's own check runs before the file is made.
+      try {
+        (void)runtime::Program::parse(lp.program, o.program_file);
+      } catch (const Error& e) {
+        throw Error(fmt::format("-o {}: not written: the runtime would reject the program of "
+                                "@{}: {}",
+                                o.program_file, plan.graph.name(), e.diagnostic().message));
       }
       lowering::write_program(o.program_file, lp);
       const fb::Program& p = *fb::GetProgram(lp.program.data());

@@ -87,7 +87,7 @@ int run_run(const Options& o) {
   for (size_t i = 0; i < shell.arguments().size(); ++i) {
     const Node& a = shell.node(shell.arguments()[i]);
     if (auto it = files.find(a.name); it != files.end()) {
-      Tensor t = read_npy(it->second);
+      Tensor t = read_npy(it->second, npy_bytes_bound(a.type));
       if (t.shape() != a.type.shape)
         throw Error(fmt::format("--input {}={}: expected shape {}, got {}", a.name, it->second,
                                 a.type.shape.str(), t.shape().str()));

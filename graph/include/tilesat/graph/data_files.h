@@ -8,6 +8,7 @@
 //   std::vector<std::string> names = data_file_names(dir, ".json");   // {"tiny", ...}
 #pragma once
 
+#include <cstdint>
 #include <initializer_list>
 #include <string>
 #include <string_view>
@@ -22,10 +23,15 @@ std::string find_data_dir(std::string_view kind, std::initializer_list<const cha
 /// The names (without extension) of the regular files in `dir` ending in `extension`, sorted.
 std::vector<std::string> data_file_names(const std::string& dir, std::string_view extension);
 
+/// Bytes of this machine's physical memory (sysconf), or 2^63 - 1 when unknown.
+uint64_t host_memory_bytes();
+
 /// The whole content of the file a user named, `what` saying what it should be ("rule file");
-/// throws tilesat::Error naming the path: missing, unreadable, or a directory (which an
-/// ifstream opens and reads as empty).
+/// throws tilesat::Error naming the path: missing, unreadable, a directory (which an ifstream
+/// opens and reads as empty), or longer than `max_bytes` (default: half the machine's memory;
+/// a device such as /dev/zero never ends).
 ///   std::string text = read_user_file("my.rules", "rule file");
-std::string read_user_file(const std::string& path, std::string_view what);
+std::string read_user_file(const std::string& path, std::string_view what,
+                           uint64_t max_bytes = host_memory_bytes() / 2);
 
 } // namespace tilesat

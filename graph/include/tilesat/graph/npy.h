@@ -10,6 +10,7 @@
 //   Tensor v = parse_npy(bytes, "in-memory.npy"); // the same, from bytes
 #pragma once
 
+#include "tilesat/graph/data_files.h"
 #include "tilesat/graph/tensor.h"
 
 #include <string>
@@ -17,7 +18,12 @@
 
 namespace tilesat {
 
-Tensor read_npy(const std::string& path);
+/// Reads a .npy file; one longer than `max_bytes` is an error (default: half the machine's
+/// memory), so a caller that knows the tensor's type bounds the read by it.
+Tensor read_npy(const std::string& path, uint64_t max_bytes = host_memory_bytes() / 2);
+/// The most bytes a .npy file of a `type` tensor can take: 8 bytes per element (<f8, <i8) and
+/// a 1 MiB header; a bound for read_npy when the expected type is known.
+uint64_t npy_bytes_bound(const TensorType& type);
 /// Parses the bytes of a .npy file; `name` is used in error messages.
 Tensor parse_npy(std::string_view bytes, const std::string& name);
 void write_npy(const std::string& path, const Tensor& t);

@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <fcntl.h>
 #include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
@@ -61,6 +62,41 @@ std::string read_user_file(const std::string& path, std::string_view what, uint6
   if (out.size() > max_bytes)
     throw Error(fmt::format("{}: the {} is longer than {} bytes", path, what, max_bytes));
   return out;
+}
+
+void write_file_atomically(const std::string& path, std::initializer_list<std::string_view> parts,
+                           std::string_view what) {
+  const std::string tmp = fmt::format("{}.tmp{}", path, ::getpid());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd < 0)
+    throw Error(fmt::format("{}: cannot create {} to write the {}: {}", path, tmp, what,
+                            std::strerror(errno)));
+  auto fail = [&](const char* step) {
+    const int err = errno;
+    ::close(fd);
+    ::unlink(tmp.c_str());
+    return Error(fmt::format("{}: cannot {} the {}: {}", path, step, what, std::strerror(err)));
+  };
+  for (std::string_view part : parts) {
+    while (!part.empty()) {
+      const ssize_t n = ::write(fd, part.data(), part.size());
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) throw fail("write");
+      part.remove_prefix(static_cast<size_t>(n));
+    }
+  }
+  if (::fsync(fd) != 0) throw fail("flush");
+  if (::close(fd) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    throw Error(fmt::format("{}: cannot write the {}: {}", path, what, std::strerror(err)));
+  }
+  if (::rename(tmp.c_str(), path.c_str()) != 0) {
+    const int err = errno;
+    ::unlink(tmp.c_str());
+    throw Error(
+        fmt::format("{}: cannot replace it with the new {}: {}", path, what, std::strerror(err)));
+  }
 }
 
 uint64_t host_memory_bytes() {

@@ -279,11 +279,7 @@ std::string to_npy_bytes(const Tensor& t) {
 }
 
 void write_npy(const std::string& path, const Tensor& t) {
-  std::string bytes = to_npy_bytes(t);
-  std::ofstream out(path, std::ios::binary);
-  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-  out.close();
-  if (!out) throw Error(SourceLoc{path, 0, 0}, "expected a writable file, got a write failure");
+  write_file_atomically(path, {to_npy_bytes(t)}, ".npy file");
 }
 
 } // namespace tilesat

@@ -2,6 +2,7 @@
 #include "tilesat/lowering/lower.h"
 
 #include "op_params.h"
+#include "tilesat/graph/data_files.h"
 #include "tilesat/graph/diagnostic.h"
 #include "tilesat/lowering/allocator.h"
 #include "tilesat/program/storage.h"
@@ -441,34 +442,8 @@ LoweredProgram lower_program(const cost::Plan& plan, const DeviceSummary& device
 
 namespace {
 
-// Writes `bytes` then `tail` to a temporary file beside `path` and renames it over `path`, so
-// a failed write (a full disk) leaves the old file whole, and a symlink at `path` is replaced,
-// not followed.
-void write_atomically(const std::string& path, std::span<const uint8_t> bytes,
-                      std::span<const uint8_t> tail, const char* what) {
-  std::filesystem::path tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error(fmt::format("{}: cannot open {} for writing", path, tmp.string()));
-    out.write(reinterpret_cast<const char*>(bytes.data()),
-              static_cast<std::streamsize>(bytes.size()));
-    out.write(reinterpret_cast<const char*>(tail.data()),
-              static_cast<std::streamsize>(tail.size()));
-    out.flush();
-    if (!out) {
-      out.close();
-      std::error_code ignored;
-      std::filesystem::remove(tmp, ignored);
-      throw Error(fmt::format("{}: cannot write the {} (is the disk full?)", path, what));
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::error_code ignored;
-    std::filesystem::remove(tmp, ignored);
-    throw Error(fmt::format("{}: cannot replace it with the new {}: {}", path, what, ec.message()));
-  }
+std::string_view as_chars(std::span<const uint8_t> bytes) {
+  return {reinterpret_cast<const char*>(bytes.data()), bytes.size()};
 }
 
 } // namespace
@@ -477,7 +452,7 @@ void write_program(const std::string& path, const LoweredProgram& program) {
   write_program(path, program.program);
   if (program.weights_file.empty()) return;
   std::filesystem::path side = std::filesystem::path(path).parent_path() / program.weights_file;
-  write_atomically(side.string(), program.weights, {}, "weights file");
+  write_file_atomically(side.string(), {as_chars(program.weights)}, "weights file");
 }
 
 void write_program(const std::string& path, const std::vector<uint8_t>& bytes) {
@@ -485,7 +460,7 @@ void write_program(const std::string& path, const std::vector<uint8_t>& bytes) {
   std::array<uint8_t, program::kChecksumTrailerBytes> trailer{};
   for (size_t i = 0; i < 4; ++i) trailer[i] = static_cast<uint8_t>(crc >> (8 * i));
   std::memcpy(trailer.data() + 4, program::kChecksumMagic, 4);
-  write_atomically(path, bytes, trailer, "program");
+  write_file_atomically(path, {as_chars(bytes), as_chars(trailer)}, "program");
 }
 
 } // namespace tilesat::lowering

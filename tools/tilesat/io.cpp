@@ -2,6 +2,7 @@
 // output to a file or standard output.
 #include "cli.h"
 #include "tilesat/graph/compute_dtype.h"
+#include "tilesat/graph/data_files.h"
 #include "tilesat/graph/diagnostic.h"
 #include "tilesat/graph/parser.h"
 #include "tilesat/onnx/import.h"
@@ -79,10 +80,7 @@ void write_text(const std::string& path, const std::string& text) {
     std::cout.flush();
     return;
   }
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw Error(fmt::format("cannot write '{}': {}", path, std::strerror(errno)));
-  out << text;
-  if (!out) throw Error(fmt::format("cannot write '{}'", path));
+  write_file_atomically(path, {text}, "file");
 }
 
 } // namespace tilesat::cli

@@ -34,4 +34,12 @@ uint64_t host_memory_bytes();
 std::string read_user_file(const std::string& path, std::string_view what,
                            uint64_t max_bytes = host_memory_bytes() / 2);
 
+/// Writes `parts` one after another to a temporary file beside `path` (unique to the process),
+/// flushes it to disk and renames it over `path`: a failed write (a full disk) leaves the old
+/// file whole, a symlink at `path` is replaced rather than followed, and two writers of one
+/// path do not share a temporary file. `what` names the file in errors ("program").
+///   write_file_atomically("out.npy", {bytes}, ".npy file");
+void write_file_atomically(const std::string& path, std::initializer_list<std::string_view> parts,
+                           std::string_view what);
+
 } // namespace tilesat

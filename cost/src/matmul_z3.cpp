@@ -16,7 +16,10 @@ namespace tilesat::cost {
 namespace {
 
 std::optional<MatmulChoice> solve(const MatmulConfig& m, const Device& d, GridFreedom freedom) {
-  const int64_t mt = ceil_div(m.m, 32), kt = ceil_div(m.k, 32), nt = ceil_div(m.n, 32);
+  // As in CostModel::matmul: an empty matmul is priced as one tile.
+  const int64_t mt = std::max<int64_t>(ceil_div(m.m, 32), 1),
+                kt = std::max<int64_t>(ceil_div(m.k, 32), 1),
+                nt = std::max<int64_t>(ceil_div(m.n, 32), 1);
   const int64_t rows = std::max<uint32_t>(d.grid_usable.rows, 1);
   const int64_t cols = std::max<uint32_t>(d.grid_usable.cols, 1);
   const int64_t dst = std::max<int64_t>(d.dst_tiles / 2 / (m.fp32_accumulate ? 2 : 1), 1);

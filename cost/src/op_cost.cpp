@@ -182,7 +182,11 @@ OpEstimate CostModel::finish(double compute_us, double dram_us, double noc_us, d
 
 OpEstimate CostModel::matmul(const MatmulConfig& m) const {
   const Device& d = device_;
-  int64_t mt = ceil_div(m.m, 32), kt = ceil_div(m.k, 32), nt = ceil_div(m.n, 32);
+  // An empty matmul (a zero extent) is priced as one tile: it still launches (and the
+  // per-core arithmetic divides by tile counts).
+  int64_t mt = std::max<int64_t>(ceil_div(m.m, 32), 1),
+          kt = std::max<int64_t>(ceil_div(m.k, 32), 1),
+          nt = std::max<int64_t>(ceil_div(m.n, 32), 1);
   int64_t gr = std::max<uint32_t>(m.grid.rows, 1), gc = std::max<uint32_t>(m.grid.cols, 1);
   const bool one_d = m.mcast != MatmulMcast::Block2D;
   MatmulBlocking b;

@@ -114,7 +114,7 @@ public:
         host.placement.buffer = cost::BufferType::DRAM;
         uint32_t out = add_value(host, values_.size(), ".host");
         p.ops.push_back(make_op(fmt::format("{}.host", value_name(g_, host.node)), "to_layout", {v},
-                                out, fb::OpParamsUnion{}, 1, 1, 0, 0));
+                                out, fb::OpParamsUnion{}, 1, 1, -1, 0));
         p.ops.back()->params.Set(fb::ToLayoutT{});
         v = out;
       }
@@ -147,7 +147,7 @@ private:
       NodeId n = plan_.values[v].node;
       if (computed[v] || g_.node(n).kind != OpKind::Constant) continue;
       p.ops.push_back(make_op(value_name(g_, n), "constant", {}, static_cast<uint32_t>(v),
-                              detail::op_params(g_, n), 1, 1, 0, 0));
+                              detail::op_params(g_, n), 1, 1, -1, 0));
       p.ops.back()->one_time = plan_.values[v].one_time;
     }
   }
@@ -231,7 +231,7 @@ private:
     op->cores = std::make_unique<fb::CoreRange>(0, 0, static_cast<uint16_t>(grid_rows),
                                                 static_cast<uint16_t>(grid_cols));
     Partition how = opt_.partition.value_or(
-        k_tiles > 0 && grid_rows > 1 && grid_cols > 1 ? Partition::Block : Partition::RowMajor);
+        k_tiles >= 0 && grid_rows > 1 && grid_cols > 1 ? Partition::Block : Partition::RowMajor);
     op->partition = how == Partition::Block         ? fb::PartitionKind::Block
                     : how == Partition::ColumnMajor ? fb::PartitionKind::ColumnMajor
                                                     : fb::PartitionKind::RowMajor;
@@ -239,7 +239,9 @@ private:
     TileSpace space{v.batch, v.tile_rows, v.tile_cols};
     std::vector<CoreShare> shares = partition_tiles(space, grid_rows, grid_cols, how);
     check_partition(space, shares);
-    auto k_end = static_cast<uint32_t>(k_tiles > 0 ? k_tiles : 1);
+    // A matrix product's inner tiles (none when K = 0: its output is zeros); one step for the
+    // rest (k_tiles < 0).
+    auto k_end = static_cast<uint32_t>(k_tiles >= 0 ? k_tiles : 1);
     for (const CoreShare& s : shares) {
       auto cw = std::make_unique<fb::CoreWorkT>();
       cw->core_row = static_cast<uint16_t>(s.row);
@@ -262,7 +264,7 @@ private:
     if (op.node >= g_.num_nodes())
       throw Error(fmt::format("plan: op {} refers to node {}", op.name, op.node));
     fb::OpParamsUnion params;
-    int64_t k_tiles = 0;
+    int64_t k_tiles = -1; // not a matrix product
     if (op.is_to_layout()) {
       if (ins.size() != 1)
         throw Error(fmt::format("plan: to_layout {} needs one operand", op.name));

@@ -5,6 +5,15 @@
 
 namespace tilesat {
 
+std::optional<int64_t> Shape::checked_numel(std::span<const int64_t> dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) {
+    if (d < 0 || (d != 0 && n > kMaxElements / d)) return std::nullopt;
+    n *= d;
+  }
+  return n;
+}
+
 int64_t Shape::numel() const {
   int64_t n = 1;
   for (int64_t d : dims_) n *= d;

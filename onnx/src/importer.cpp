@@ -179,11 +179,9 @@ void Importer::add_inputs(const ::onnx::GraphProto& graph) {
       }
       dims.push_back(it->second);
     }
-    for (int64_t d : dims) {
-      if (d < 0 || d > (int64_t{1} << 40)) {
-        throw Error(
-            fmt::format("{}: expected dims in [0, 2^40], got [{}]", what, fmt::join(dims, ", ")));
-      }
+    if (!Shape::checked_numel(dims)) {
+      throw Error(fmt::format("{}: expected dims in [0, 2^40] with at most 2^40 elements, got [{}]",
+                              what, fmt::join(dims, ", ")));
     }
     OnnxValue v;
     v.node = model_.graph.add_argument(unique_arg_name(in.name()),

@@ -176,7 +176,7 @@ TEST(Infer, Leaves) {
             "'ttir.full' %0: expected non-negative extents in 'shape', got [-4]");
   EXPECT_EQ(infer_error(OpKind::Full, {},
                         attrs({{"shape", IntList{1 << 30, 1 << 30}}, {"fill_value", 1.0}})),
-            "'ttir.full' %0: expected at most 2^48 elements in 'shape', got [1073741824, "
+            "'ttir.full' %0: expected at most 2^40 elements in 'shape', got [1073741824, "
             "1073741824]");
 }
 

@@ -59,6 +59,17 @@ TEST(Import, NamesAreSanitizedAndUnique) {
   EXPECT_EQ(im.graph.node(im.graph.arguments()[1]).name, "input_0_1");
 }
 
+// Dims each within range whose product overflows int64 (2^32 x 2^32 x 2) are an error naming
+// them, not a tensor with a wrapped-around size.
+TEST(Import, InputWithTooManyElements) {
+  OnnxModel m;
+  m.input("x", {int64_t{1} << 32, int64_t{1} << 32, 2});
+  m.node("Relu", {"x"}, {"y"});
+  m.output("y");
+  EXPECT_EQ(import_error(m), "error: test.onnx: graph input 'x': expected dims in [0, 2^40] with "
+                             "at most 2^40 elements, got [4294967296, 4294967296, 2]");
+}
+
 TEST(Import, SymbolicDims) {
   OnnxModel m;
   m.symbolic_input("x", "batch", 3);

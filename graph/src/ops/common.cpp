@@ -20,16 +20,11 @@ int64_t axis_or_fail(int64_t axis, int64_t rank, std::string_view what) {
 }
 
 void check_shape(std::span<const int64_t> dims, std::string_view what) {
-  constexpr int64_t kMaxElements = int64_t{1} << 48;
-  int64_t n = 1;
-  for (int64_t d : dims) {
+  for (int64_t d : dims)
     if (d < 0)
       fail(fmt::format("expected non-negative extents in {}, got {}", what, list_str(dims)));
-    if (d != 0 && n > kMaxElements / d) {
-      fail(fmt::format("expected at most 2^48 elements in {}, got {}", what, list_str(dims)));
-    }
-    n *= d;
-  }
+  if (!Shape::checked_numel(dims))
+    fail(fmt::format("expected at most 2^40 elements in {}, got {}", what, list_str(dims)));
 }
 
 void check_same_dtype(DType a, DType b) {

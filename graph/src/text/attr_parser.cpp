@@ -9,7 +9,6 @@ namespace tilesat::text {
 namespace {
 
 /// Largest element count a tensor type may declare (keeps every size computation in range).
-constexpr int64_t kMaxElements = int64_t{1} << 40;
 
 bool is_scalar_type_name(std::string_view s) {
   if (s == "index" || s == "bf16" || s == "bfp_bf8" || s == "bfp8_b") return true;
@@ -192,13 +191,7 @@ TensorType parse_type(Cursor& c) {
   }
   c.take();
   t.dtype = *dt;
-  int64_t numel = 1;
-  for (int64_t d : dims) {
-    if (d != 0 && numel > kMaxElements / d) {
-      c.fail_at(start, "tensor type has more than 2^40 elements");
-    }
-    numel *= d;
-  }
+  if (!Shape::checked_numel(dims)) c.fail_at(start, "tensor type has more than 2^40 elements");
   t.shape = Shape(std::move(dims));
   if (!tensor) return t;
   if (c.accept(Tok::Comma)) t.encoding = render_attr(parse_attr(c, TypedValue::Forbidden));

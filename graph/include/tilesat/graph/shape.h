@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,14 @@ public:
   std::vector<int64_t>& dims() { return dims_; }
   auto begin() const { return dims_.begin(); }
   auto end() const { return dims_.end(); }
+
+  /// The most elements a tensor may have, everywhere a shape comes from a user (text, ONNX,
+  /// ops' attributes): 2^40, far past memory, far from overflowing int64.
+  static constexpr int64_t kMaxElements = int64_t{1} << 40;
+  /// The product of `dims` when every one is non-negative and the product is at most
+  /// kMaxElements (computed without overflow); nullopt otherwise.
+  ///   Shape::checked_numel({1 << 20, 1 << 20}) == 1 << 40;  checked_numel({-1}) == nullopt
+  static std::optional<int64_t> checked_numel(std::span<const int64_t> dims);
 
   /// Product of the extents (1 for a scalar).
   int64_t numel() const;

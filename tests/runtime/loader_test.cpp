@@ -6,7 +6,9 @@
 #include "tilesat/runtime/run.h"
 
 #include <fmt/format.h>
+#include <fstream>
 #include <gmock/gmock.h>
+#include <iterator>
 #include <random>
 
 namespace tilesat::runtime {
@@ -64,6 +66,29 @@ TEST(Loader, BitFlipsAreRejectedOrHarmless) {
     }
   }
   EXPECT_LT(accepted, 3000);
+}
+
+// The file's CRC-32 trailer catches every single flipped bit, in the program and in the trailer.
+TEST(Loader, EverySingleBitFlipOfAProgramFileIsRejected) {
+  const std::string dir = ::testing::TempDir();
+  const std::string good_path = dir + "/flip_good.tsprog", bad_path = dir + "/flip_bad.tsprog";
+  lowering::write_program(good_path, mlp_bytes());
+  (void)Program::load(good_path);
+  std::ifstream in(good_path, std::ios::binary);
+  const std::string good((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t accepted = 0;
+  for (size_t bit = 0; bit < good.size() * 8; ++bit) {
+    std::string bad = good;
+    bad[bit / 8] = static_cast<char>(bad[bit / 8] ^ (1 << (bit % 8)));
+    std::ofstream(bad_path, std::ios::binary | std::ios::trunc) << bad;
+    try {
+      (void)Program::load(bad_path);
+      ++accepted;
+      ADD_FAILURE() << "bit " << bit << " flipped was accepted";
+    } catch (const Error&) {
+    }
+    if (accepted > 3) break;
+  }
 }
 
 TEST(Loader, WrongIdentifierAndVersion) {

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <map>
 #include <sstream>
 
 namespace tilesat {
@@ -36,7 +37,10 @@ public:
         implicit_module_ = false;
       } else if (c_.is_word("func.func")) {
         // Functions outside any module go into one unnamed module, as MLIR does.
-        if (!implicit_module_) out_.modules.emplace_back();
+        if (!implicit_module_) {
+          out_.modules.emplace_back();
+          symbols_.clear();
+        }
         implicit_module_ = true;
         out_.modules.back().functions.push_back(parse_function());
         out_.modules.back().destination_passing |= saw_destinations_;
@@ -49,6 +53,8 @@ public:
   }
 
 private:
+  /// The function names of the module being parsed, with where each is defined.
+  std::map<std::string, SourceLoc> symbols_;
   /// Whether the function parsed last declared `ttir.empty()` destinations.
   bool saw_destinations_ = false;
   /// Whether the function parsed last holds `ttnn.*` ops (its arguments are device tensors).
@@ -72,6 +78,7 @@ private:
 
   void parse_module() {
     c_.take();
+    symbols_.clear();
     Module m;
     if (c_.is(Tok::AtId)) m.name = unquote_symbol(c_.take().text);
     if (c_.accept_word("attributes")) {
@@ -109,6 +116,11 @@ private:
     if (c_.is_word("private") || c_.is_word("public") || c_.is_word("nested")) c_.take();
     Token sym = c_.expect(Tok::AtId, "a function name such as '@main'");
     Graph g(unquote_symbol(sym.text));
+    // A module's functions are its symbols: one name, one function (as MLIR's verifier says).
+    if (auto [it, fresh] = symbols_.emplace(g.name(), c_.loc_of(sym)); !fresh)
+      throw Error(c_.loc_of(sym), fmt::format("redefinition of symbol named '{}' (first defined "
+                                              "at {})",
+                                              g.name(), it->second.str()));
     saw_ttnn_ = false;
     FunctionScope scope{g, {}, {}, {}};
     c_.expect(Tok::LParen, "'('");

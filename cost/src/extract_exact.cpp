@@ -137,7 +137,27 @@ std::optional<Plan> extract_exact(const rewrites::TensorEGraph& teg, const CostM
     auto it = pick->find(egp->find(c));
     return it == pick->end() ? egraph::kNoId : it->second;
   };
-  Plan plan = plan_graph(rewrites::to_graph(teg, select), model);
+  // A model Z3 returns on a timeout need not be complete: every class the results reach must
+  // have a chosen e-node, else the dynamic program's plan stands.
+  {
+    std::unordered_set<egraph::Id> seen;
+    std::vector<egraph::Id> stack;
+    for (egraph::Id r : teg.results) stack.push_back(eg.find(r));
+    while (!stack.empty()) {
+      egraph::Id c = stack.back();
+      stack.pop_back();
+      if (!seen.insert(c).second) continue;
+      egraph::NodeId n = select(c);
+      if (n == egraph::kNoId) return std::nullopt;
+      for (egraph::Id ch : eg.node(n).children) stack.push_back(eg.find(ch));
+    }
+  }
+  Plan plan;
+  try {
+    plan = plan_graph(rewrites::to_graph(teg, select), model);
+  } catch (const InternalError&) {
+    return std::nullopt; // a cyclic choice (levels the solver left unchecked at its timeout)
+  }
   if (plan.predicted_total_us >= seed.predicted_total_us - 1e-9) return std::nullopt;
   plan.extraction_method = "z3";
   plan.extraction_cost = plan.predicted_total_us;

@@ -43,6 +43,31 @@ int64_t node_cost_ns(const rewrites::TensorEGraph& teg, const CostModel& model, 
   return static_cast<int64_t>(std::llround(best * 1000));
 }
 
+enum class Walk { kDescend, kSkip, kStop };
+
+// Visits, once each, the classes the results reach through `select`'s choices, calling
+// `visit(choice)` (kNoId when the class has none) to go below it, skip it or stop the walk;
+// false when it stopped.
+template <class Visit>
+bool walk_selection(const rewrites::TensorEGraph& teg, const rewrites::Selection& select,
+                    Visit visit) {
+  const egraph::EGraph& eg = teg.egraph;
+  std::unordered_set<egraph::Id> seen;
+  std::vector<egraph::Id> stack;
+  for (egraph::Id r : teg.results) stack.push_back(eg.find(r));
+  while (!stack.empty()) {
+    egraph::Id c = stack.back();
+    stack.pop_back();
+    if (!seen.insert(c).second) continue;
+    egraph::NodeId n = select(c);
+    Walk w = visit(n);
+    if (w == Walk::kStop) return false;
+    if (w == Walk::kSkip) continue;
+    for (egraph::Id ch : eg.node(n).children) stack.push_back(eg.find(ch));
+  }
+  return true;
+}
+
 } // namespace
 
 std::optional<Plan> extract_exact(const rewrites::TensorEGraph& teg, const CostModel& model,
@@ -84,20 +109,11 @@ std::optional<Plan> extract_exact(const rewrites::TensorEGraph& teg, const CostM
   for (egraph::Id r : teg.results) opt.add(chosen_class.at(eg.find(r)));
   // Seed: the DP's choice, counted once per class, bounds the objective from above.
   int64_t seed_ns = 0;
-  {
-    std::unordered_set<egraph::Id> seen;
-    std::vector<egraph::Id> stack;
-    for (egraph::Id r : teg.results) stack.push_back(eg.find(r));
-    while (!stack.empty()) {
-      egraph::Id c = stack.back();
-      stack.pop_back();
-      if (!seen.insert(c).second) continue;
-      egraph::NodeId n = seed_selection(c);
-      if (n == egraph::kNoId || !cost.count(n)) continue;
-      seed_ns += cost[n];
-      for (egraph::Id ch : eg.node(n).children) stack.push_back(eg.find(ch));
-    }
-  }
+  walk_selection(teg, seed_selection, [&](egraph::NodeId n) {
+    if (n == egraph::kNoId || !cost.count(n)) return Walk::kSkip;
+    seed_ns += cost[n];
+    return Walk::kDescend;
+  });
   opt.add(total <= ctx.int_val(seed_ns));
   z3::optimize::handle h = opt.minimize(total);
   z3::check_result res = opt.check();
@@ -139,19 +155,10 @@ std::optional<Plan> extract_exact(const rewrites::TensorEGraph& teg, const CostM
   };
   // A model Z3 returns on a timeout need not be complete: every class the results reach must
   // have a chosen e-node, else the dynamic program's plan stands.
-  {
-    std::unordered_set<egraph::Id> seen;
-    std::vector<egraph::Id> stack;
-    for (egraph::Id r : teg.results) stack.push_back(eg.find(r));
-    while (!stack.empty()) {
-      egraph::Id c = stack.back();
-      stack.pop_back();
-      if (!seen.insert(c).second) continue;
-      egraph::NodeId n = select(c);
-      if (n == egraph::kNoId) return std::nullopt;
-      for (egraph::Id ch : eg.node(n).children) stack.push_back(eg.find(ch));
-    }
-  }
+  if (!walk_selection(teg, select, [](egraph::NodeId n) {
+        return n == egraph::kNoId ? Walk::kStop : Walk::kDescend;
+      }))
+    return std::nullopt;
   Plan plan;
   try {
     plan = plan_graph(rewrites::to_graph(teg, select), model);

@@ -31,6 +31,7 @@ nlohmann::json report_of(const Plan& plan, const egraph::Report* report) {
   json j;
   j["function"] = plan.graph.name();
   j["device"] = plan.device;
+  j["trace"] = plan.traced;
   json ops = json::array();
   const std::vector<std::string> names = value_names(plan);
   for (const PlannedOp& op : plan.ops) {
@@ -117,14 +118,12 @@ std::string plan_to_text(const Plan& plan) {
   }
   std::vector<std::string> results;
   for (uint32_t v : plan.results) {
-    std::string name = value_name(plan.graph, plan.values[v].node);
-    for (const PlannedOp& o : plan.ops)
-      if (o.result == v) name = o.name;
-    results.push_back(name);
+    results.push_back(names[v]);
   }
   out += fmt::format("results: {}\n", fmt::join(results, ", "));
-  out += fmt::format("total: {:.2f} us predicted, peak L1 {} bytes per core\n",
-                     plan.predicted_total_us, plan.peak_l1_bytes_per_core);
+  out += fmt::format("total: {:.2f} us predicted, peak L1 {} bytes per core{}\n",
+                     plan.predicted_total_us, plan.peak_l1_bytes_per_core,
+                     plan.traced ? "" : " (no trace: each op dispatched from the host)");
   // Const-eval ops run once when the program loads; the total above is per inference.
   if (plan.predicted_one_time_us > 0 ||
       std::any_of(plan.ops.begin(), plan.ops.end(), [](const PlannedOp& o) { return o.one_time; }))

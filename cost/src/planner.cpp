@@ -33,6 +33,7 @@ public:
   // does not depend on it, so the result is the plan a restart from scratch would give.
   Plan run() {
     plan_.device = dev_.name;
+    plan_.traced = model_.options().trace;
     plan_.graph = g_;
     std::vector<NodeId> order = g_.topological_order();
     std::vector<size_t> position(g_.num_nodes(), kForever);

@@ -36,10 +36,7 @@ int run_check(const Options& o) {
   apply_compile_options(file, o);
   const Graph& source = select_function(file, o.function);
   SelectedRules rules = selected_rules(o);
-  cost::CostOptions copts;
-  copts.fidelity = cost::parse_fidelity(o.math_fidelity);
-  copts.layouts = rules.layouts;
-  copts.const_eval = !o.no_const_eval;
+  cost::CostOptions copts = cost_options(o, rules);
   cost::Device device = cost::load_device(o.device.empty() ? "wormhole_b0" : o.device);
   cost::CostModel model(device, copts);
   cost::DevicePlanResult planned = cost::optimize_for_device(

@@ -6,6 +6,7 @@
 // and its file.
 #pragma once
 
+#include "tilesat/cost/op_cost.h"
 #include "tilesat/cost/placement.h"
 #include "tilesat/egraph/rewrite.h"
 #include "tilesat/egraph/runner.h"
@@ -47,6 +48,7 @@ struct Options {
   std::string report_file;              // opt: where the JSON plan report goes
   std::string math_fidelity = "HiFi4";  // opt: matmul fidelity for the cost model
   bool no_const_eval = false;           // opt, check: weights work in every inference
+  bool trace = true;                    // opt, check: ops replayed from a trace
   std::vector<std::string> weight_args; // opt, check: globs of arguments that are weights
   std::string compute_dtype;            // opt, check: bf16 or bfp8_b (empty: as written)
   // opt: seconds of exact (Z3) extraction; devices: names or files to describe.
@@ -93,6 +95,9 @@ struct SelectedRules {
 SelectedRules selected_rules(const Options& o);
 /// How `--random-init` scales drawn values; `fallback` when the flag is not given.
 RandomInit random_init(const Options& o, RandomInit fallback);
+/// The cost model's options from the flags (--math-fidelity, --no-const-eval, --trace) and
+/// the rule files' layout lines.
+cost::CostOptions cost_options(const Options& o, const SelectedRules& rules);
 /// Default e-graph node limit: 10000, or 4 nodes per node of the graph when that is more.
 inline constexpr size_t kDefaultNodeLimit = 10'000;
 /// The saturation limits of `--iter-limit`, `--node-limit` and `--time-limit` for graph `g`.

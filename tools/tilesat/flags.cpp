@@ -81,6 +81,10 @@ void fidelity_flag(CLI::App& a, Options& o) {
   a.add_option("--math-fidelity", o.math_fidelity, "matmul math fidelity of the plan")
       ->check(CLI::IsMember({"LoFi", "HiFi2", "HiFi3", "HiFi4"}))
       ->capture_default_str();
+  a.add_flag("--trace,!--no-trace", o.trace,
+             "price ops as replayed from a captured trace (default: each op costs its device "
+             "launch) or, --no-trace, as dispatched one by one from the host (the device "
+             "descriptor's measured host dispatch time per op)");
   a.add_flag("--no-const-eval", o.no_const_eval,
              "plan work on weights and constants (tilizing, transposes, folded subgraphs) in "
              "every inference instead of once when the program loads");

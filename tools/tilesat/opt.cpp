@@ -40,6 +40,15 @@ SelectedRules selected_rules(const Options& o) {
   return out;
 }
 
+cost::CostOptions cost_options(const Options& o, const SelectedRules& rules) {
+  cost::CostOptions copts;
+  copts.fidelity = cost::parse_fidelity(o.math_fidelity);
+  copts.layouts = rules.layouts;
+  copts.const_eval = !o.no_const_eval;
+  copts.trace = o.trace;
+  return copts;
+}
+
 RandomInit random_init(const Options& o, RandomInit fallback) {
   if (o.random_init.empty()) return fallback;
   return o.random_init == "fan-in" ? RandomInit::FanIn : RandomInit::Uniform;

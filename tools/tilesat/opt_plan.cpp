@@ -23,10 +23,7 @@ int run_opt_plan(const Options& o, const SelectedRules& rules, SourceFile& file,
     throw Error(fmt::format("-o {} and --report {}: the program and the report would overwrite "
                             "each other",
                             o.program_file, o.report_file));
-  cost::CostOptions copts;
-  copts.fidelity = cost::parse_fidelity(o.math_fidelity);
-  copts.layouts = rules.layouts;
-  copts.const_eval = !o.no_const_eval;
+  cost::CostOptions copts = cost_options(o, rules);
   cost::Device device = cost::load_device(o.device.empty() ? "wormhole_b0" : o.device);
   cost::ExtractOptions eopts;
   if (o.extract_time_limit) {

@@ -125,6 +125,9 @@ struct PlannedOp {
 struct Plan {
   /// The device descriptor's name ("wormhole_b0").
   std::string device;
+  /// Whether ops were priced as replayed from a trace (CostOptions::trace), or each with the
+  /// host's dispatch time.
+  bool traced = true;
   /// The extracted logical program.
   Graph graph;
   /// Arguments first (in graph argument order), then op results.

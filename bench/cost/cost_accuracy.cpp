@@ -5,7 +5,10 @@
 // configuration runs it, cost/ttnn_matmul_default.h) and prints, per file and over all files,
 //   median_ape=X p90_ape=Y kendall_tau=Z rows=N
 // (absolute percentage error in percent; Kendall's tau-b between predicted and measured).
-// With --rows it also prints each row's prediction and error.
+// With --rows it also prints each row's prediction and error; with --by KEY[,KEY...] (device,
+// config, grid, dtype, fidelity, trace) the same figures per group of rows, with the median
+// ratio of predicted to measured time (above 1: the model over-predicts).
+//   cost_accuracy --by device,config,grid gemm_flops_n150.csv gemm_flops_p150_dev.csv
 #include "gemm_csv.h"
 #include "tilesat/cost/device.h"
 #include "tilesat/cost/op_cost.h"
@@ -61,12 +64,35 @@ double kendall_tau_b(const std::vector<Sample>& s) {
   return denom == 0 ? 0 : (concordant - discordant) / denom;
 }
 
-std::string summary(const std::vector<Sample>& s) {
-  std::vector<double> ape;
-  for (const Sample& x : s)
+std::string summary(const std::vector<Sample>& s, bool with_ratio = false) {
+  std::vector<double> ape, ratio;
+  for (const Sample& x : s) {
     ape.push_back(std::abs(x.predicted_us - x.measured_us) / x.measured_us * 100);
-  return fmt::format("median_ape={:.1f} p90_ape={:.1f} kendall_tau={:.3f} rows={}", median(ape),
-                     percentile(ape, 0.9), kendall_tau_b(s), s.size());
+    ratio.push_back(x.predicted_us / x.measured_us);
+  }
+  return fmt::format("median_ape={:.1f} p90_ape={:.1f} kendall_tau={:.3f} rows={}{}", median(ape),
+                     percentile(ape, 0.9), kendall_tau_b(s), s.size(),
+                     with_ratio ? fmt::format(" median_ratio={:.2f}", median(ratio)) : "");
+}
+
+// The row's value of a --by key, as "key=value".
+std::string group_part(const tilesat::bench::GemmRow& r, const std::string& key) {
+  using tilesat::cost::fidelity_name;
+  if (key == "device") return "device=" + r.device;
+  if (key == "config") return "config=" + r.config_name;
+  if (key == "grid") return fmt::format("grid={}x{}", r.config.grid.cols, r.config.grid.rows);
+  if (key == "dtype") {
+    const int64_t b = r.config.in0_tile_bytes;
+    return b == 4096   ? "dtype=f32"
+           : b == 2048 ? "dtype=bf16"
+           : b == 1088 ? "dtype=bfp8_b"
+           : b == 576  ? "dtype=bfp4_b"
+                       : fmt::format("dtype={}B/tile", b);
+  }
+  if (key == "fidelity") return fmt::format("fidelity={}", fidelity_name(r.config.fidelity));
+  if (key == "trace") return fmt::format("trace={}", r.trace);
+  throw tilesat::Error(fmt::format(
+      "--by: unknown key '{}' (keys: device, config, grid, dtype, fidelity, trace)", key));
 }
 
 } // namespace
@@ -74,20 +100,35 @@ std::string summary(const std::vector<Sample>& s) {
 int main(int argc, char** argv) {
   using namespace tilesat;
   bool show_rows = false;
-  std::vector<std::string> files;
+  std::vector<std::string> files, by;
   for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--rows") == 0)
+    if (std::strcmp(argv[i], "--rows") == 0) {
       show_rows = true;
-    else
+    } else if (std::strcmp(argv[i], "--by") == 0 && i + 1 < argc) {
+      std::string keys = argv[++i];
+      for (size_t at = 0; at <= keys.size();) {
+        size_t comma = std::min(keys.find(',', at), keys.size());
+        by.push_back(keys.substr(at, comma - at));
+        at = comma + 1;
+      }
+    } else {
       files.emplace_back(argv[i]);
+    }
   }
   if (files.empty()) {
-    fmt::print(stderr, "usage: cost_accuracy [--rows] FILE.csv...\n");
+    fmt::print(stderr, "usage: cost_accuracy [--rows] [--by KEY[,KEY...]] FILE.csv...\n");
+    return 2;
+  }
+  try {
+    for (const std::string& k : by) (void)group_part(bench::GemmRow{}, k);
+  } catch (const Error& e) {
+    fmt::print(stderr, "cost_accuracy: {}\n", e.what());
     return 2;
   }
   try {
     std::map<std::string, cost::Device> devices;
     std::vector<Sample> all;
+    std::map<std::string, std::vector<Sample>> groups;
     for (const std::string& file : files) {
       std::vector<Sample> samples;
       for (const bench::GemmRow& r : bench::read_gemm_csv(file)) {
@@ -110,6 +151,11 @@ int main(int argc, char** argv) {
         cost::OpEstimate e = model.matmul(
             r.config_name == "out_of_box" ? cost::ttnn_default_matmul(r.config, d) : r.config);
         samples.push_back({e.us, r.time_us});
+        if (!by.empty()) {
+          std::string key;
+          for (const std::string& k : by) key += (key.empty() ? "" : " ") + group_part(r, k);
+          groups[key].push_back(samples.back());
+        }
         if (show_rows)
           fmt::print(
               "{}:{} {} {}x{}x{} trace={} predicted={:.1f} measured={:.1f} ape={:.1f} [{}]\n", file,
@@ -120,6 +166,7 @@ int main(int argc, char** argv) {
       all.insert(all.end(), samples.begin(), samples.end());
     }
     fmt::print("overall {}\n", summary(all));
+    for (const auto& [key, samples] : groups) fmt::print("{}: {}\n", key, summary(samples, true));
   } catch (const Error& e) {
     fmt::print(stderr, "cost_accuracy: {}\n", e.what());
     return 1;

@@ -16,6 +16,7 @@
 #include "tilesat/rewrites/rule_file.h"
 #include "tilesat/rewrites/rule_sets.h"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -66,6 +67,54 @@ TEST(Plan, SeedMlpOnWormhole) {
   double sum = 0;
   for (const PlannedOp& op : p.ops) sum += op.predicted_us;
   EXPECT_DOUBLE_EQ(p.predicted_total_us, sum);
+}
+
+// live_l1_bytes's sweep gives, per op, what the definition says: the L1 bytes of the values
+// defined before the op (arguments: before all) and used at or after it (results: to the end),
+// other than the op's own operands and result. Checked on a DAG whose values live long.
+TEST(Plan, LiveL1BytesMatchesItsDefinition) {
+  std::string text = "func.func @main(%a: tensor<64x64xf32>) -> tensor<64x64xf32> {\n";
+  std::vector<std::string> names{"%a"};
+  for (int i = 0; i < 40; ++i) {
+    const std::string t = "tensor<64x64xf32>";
+    const std::string& x = names.back();
+    const std::string& y = names[names.size() > 4 ? names.size() - 4 : 0];
+    text += i % 2
+                ? fmt::format("  %v{} = \"ttir.add\"({}, {}) : ({}, {}) -> {}\n", i, x, y, t, t, t)
+                : fmt::format("  %v{} = \"ttir.exp\"({}) : ({}) -> {}\n", i, x, t, t);
+    names.push_back(fmt::format("%v{}", i));
+  }
+  text += "  return " + names.back() + " : tensor<64x64xf32>\n}\n";
+  Graph g = parse_text(text, "dag.mlir").modules.at(0).functions.at(0);
+  std::vector<egraph::Rewrite> rules = rewrites::load_rule_sets(rewrites::rule_set_names());
+  CostModel model(load_device("wormhole_b0"));
+  Plan p = optimize_for_device(g, rules, egraph::RunnerConfig(), model, {}).plan;
+  const std::vector<int64_t> live = live_l1_bytes(p, model);
+  ASSERT_EQ(live.size(), p.ops.size());
+  size_t l1_values = 0;
+  for (const PlannedValue& v : p.values) l1_values += v.placement.buffer == BufferType::L1;
+  EXPECT_GT(l1_values, 10u);
+  for (size_t i = 0; i < p.ops.size(); ++i) {
+    int64_t want = 0;
+    for (uint32_t v = 0; v < p.values.size(); ++v) {
+      if (p.values[v].placement.buffer != BufferType::L1) continue;
+      int64_t def = -1, last = -1;
+      for (size_t k = 0; k < p.ops.size(); ++k) {
+        if (p.ops[k].result == v) def = static_cast<int64_t>(k);
+        for (uint32_t o : p.ops[k].operands)
+          if (o == v) last = static_cast<int64_t>(k);
+      }
+      for (uint32_t r : p.results)
+        if (r == v) last = static_cast<int64_t>(p.ops.size());
+      const auto at = static_cast<int64_t>(i);
+      const PlannedOp& op = p.ops[i];
+      if (def > at || last < at || v == op.result ||
+          std::find(op.operands.begin(), op.operands.end(), v) != op.operands.end())
+        continue;
+      want += model.l1_bytes_per_core(p.graph.node(p.values[v].node).type, p.values[v].placement);
+    }
+    EXPECT_EQ(live[i], want) << "op " << i << " " << p.ops[i].name;
+  }
 }
 
 TEST(Plan, SeedMlpOnTinyGoesToDram) {

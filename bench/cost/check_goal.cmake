@@ -1,4 +1,4 @@
-# Runs cost_accuracy on the n150 GEMM measurements and fails unless the overall line meets the
+# Runs cost_accuracy on one file of GEMM measurements and fails unless the overall line meets the
 # accuracy goal (cost/README.md): median APE <= 10%, p90 APE <= 25%, Kendall tau >= 0.95.
 # cmake -DEXE=path/to/cost_accuracy -DCSV=path/to/gemm_flops_n150.csv -P check_goal.cmake
 execute_process(COMMAND "${EXE}" "${CSV}" OUTPUT_VARIABLE out RESULT_VARIABLE rc)

@@ -158,9 +158,10 @@ int main(int argc, char** argv) {
         }
         if (show_rows)
           fmt::print(
-              "{}:{} {} {}x{}x{} trace={} predicted={:.1f} measured={:.1f} ape={:.1f} [{}]\n", file,
-              r.line, r.config_name, r.config.m, r.config.k, r.config.n, r.trace, e.us, r.time_us,
-              std::abs(e.us - r.time_us) / r.time_us * 100, e.cost.dominant);
+              "{}:{} {} {}x{}x{} trace={} predicted={:.1f} measured={:.1f} ape={:.1f} [{}: {}]\n",
+              file, r.line, r.config_name, r.config.m, r.config.k, r.config.n, r.trace, e.us,
+              r.time_us, std::abs(e.us - r.time_us) / r.time_us * 100, e.cost.dominant,
+              e.cost.detail);
       }
       fmt::print("{} {}\n", file, summary(samples));
       all.insert(all.end(), samples.begin(), samples.end());

@@ -91,15 +91,28 @@ std::optional<MatmulChoice> solve(const MatmulConfig& m, const Device& d, GridFr
   auto scaled = [&](double cycles) { return num(std::llround(cycles * rate * S)); };
   const double fpu = d.fpu_matmul_cycles_per_tile[static_cast<size_t>(m.fidelity)];
   z3::expr traffic = num(m.in0_tile_bytes) * pm_times(qw) + num(m.in1_tile_bytes) * pn_times(qh);
-  // An in0 fetched from DRAM adds a handshake per inner block (Kt / in0_block_w of them).
-  double sync_cycles = m.in0_l1 ? 0.0 : d.matmul_block_sync_us * d.clock_ghz * 1e3;
   z3::expr compute = num(kt) * (scaled(fpu) * block + num(static_cast<int64_t>(S)) * traffic) +
-                     scaled(m.epilogue_cycles_per_tile) * block + scaled(sync_cycles) * qk;
+                     scaled(m.epilogue_cycles_per_tile) * block;
   z3::expr noc = num(kt) * (num(m.in0_tile_bytes) * pm + num(m.in1_tile_bytes) * pn) *
                  scaled(1.0 / d.noc_bytes_per_cycle_per_link);
   double dram_cycles = matmul_dram_bytes(m) / (d.dram_bandwidth_gb_s * 1e3) * d.clock_ghz * 1e3;
   z3::expr time = ctx.int_const("time");
-  opt.add(time >= compute && time >= noc && time >= scaled(dram_cycles));
+  opt.add(time >= noc && time >= scaled(dram_cycles));
+  if (m.in0_l1) {
+    opt.add(time >= compute);
+  } else {
+    // in0 from DRAM: each of the Kt / in0_block_w inner blocks waits for the slower of its
+    // compute and its fetch (matmul_block_fetch_us: a latency plus the larger of the in0 and
+    // in1 blocks at the fetch rate). Over all blocks the fetched bytes are Kt * per_core_m (or
+    // per_core_n) tiles: linear.
+    const double latency = d.matmul_block_sync_us * d.clock_ghz * 1e3;
+    const double per_byte = kBlockFetchLinkPasses / d.noc_bytes_per_cycle_per_link;
+    auto fetch_all = [&](int64_t tile_bytes, const z3::expr& side) {
+      return scaled(latency) * qk + scaled(per_byte * static_cast<double>(kt * tile_bytes)) * side;
+    };
+    opt.add(time >= compute && time >= fetch_all(m.in0_tile_bytes, pm));
+    if (!m.in1_l1) opt.add(time >= fetch_all(m.in1_tile_bytes, pn));
+  }
   // Lexicographic, one objective at a time, each fixed at its optimum before the next: the
   // predicted time; on ties (a DRAM-bound matmul is as fast on fewer cores) the fewest grid
   // rows, then columns, as the model's own enumeration breaks them; the least unpacker

@@ -61,6 +61,11 @@ double matmul_dram_bytes(const MatmulConfig& m) {
          (m.out_l1 ? 0.0 : static_cast<double>(mt * nt * m.out_tile_bytes));
 }
 
+double matmul_block_fetch_us(const Device& d, double block_bytes) {
+  return d.matmul_block_sync_us +
+         d.cycles_to_us(kBlockFetchLinkPasses * block_bytes / d.noc_bytes_per_cycle_per_link);
+}
+
 int64_t matmul_cb_bytes(const MatmulConfig& m, int64_t out_h, int64_t out_w, int64_t in0_block_w) {
   return 2 * out_h * in0_block_w * m.in0_tile_bytes + 2 * in0_block_w * out_w * m.in1_tile_bytes +
          out_h * out_w * m.out_tile_bytes;
@@ -300,22 +305,27 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
   double noc_bytes = static_cast<double>(b.per_core_m * kt * m.in0_tile_bytes * blocks_n +
                                          kt * b.per_core_n * m.in1_tile_bytes * blocks_m);
   double noc_us = d.cycles_to_us(noc_bytes / d.noc_bytes_per_cycle_per_link);
+  // The larger of the in0 and in1 blocks a 2-D multicast fetches from DRAM per inner block.
+  const double fetch_us = matmul_block_fetch_us(
+      d,
+      std::max(static_cast<double>(b.out_block_h * b.in0_block_w * m.in0_tile_bytes),
+               m.in1_l1 ? 0.0
+                        : static_cast<double>(b.in0_block_w * b.out_block_w * m.in1_tile_bytes)));
   if (one_d) {
     // One sender reads every block of the multicast operand (from DRAM or L1, over its link)
-    // and then multicasts it: the two transfers follow each other, block after block, with
-    // the handshake between.
+    // and then multicasts it, block after block, at the inner-block fetch rate.
     double block_bytes =
         m.mcast == MatmulMcast::In0Row1D
             ? static_cast<double>(b.out_block_h * b.in0_block_w * m.in0_tile_bytes)
             : static_cast<double>(b.in0_block_w * b.out_block_w * m.in1_tile_bytes);
-    double sender_us =
-        static_cast<double>(blocks) *
-        (d.cycles_to_us(2 * block_bytes / d.noc_bytes_per_cycle_per_link) + d.matmul_block_sync_us);
+    double sender_us = static_cast<double>(blocks) * matmul_block_fetch_us(d, block_bytes);
     noc_us = std::max(noc_us, sender_us);
   } else if (!m.in0_l1) {
-    // An in0 block fetched from DRAM costs each inner block a round trip and a handshake
-    // before its multicast, which the cores wait for.
-    compute_us += static_cast<double>(blocks) * d.matmul_block_sync_us;
+    // in0 comes from DRAM: before each inner block, a sender in every row reads its in0 block
+    // (and one in every column its in1 block) and multicasts it. Double buffering overlaps the
+    // fetch of the next block with the compute of this one, so the cores wait for the slower
+    // of the two per block.
+    compute_us = std::max(compute_us, static_cast<double>(blocks) * fetch_us);
   }
   std::string detail =
       fmt::format("matmul {}x{}x{} = {}x{}x{} tiles on {}x{} cores{}, {}x{} tiles per core, "
@@ -333,9 +343,10 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
   if (out_blocks > 1)
     detail += fmt::format(", streamed in {} output blocks of {}x{} tiles (in0 read {}x, in1 {}x)",
                           out_blocks, b.out_block_h, b.out_block_w, blocks_n, blocks_m);
-  if (!m.in0_l1)
-    detail += fmt::format(", {} inner blocks x {:.1f} us in0 fetch handshake", blocks,
-                          d.matmul_block_sync_us);
+  if (!m.in0_l1 && !one_d)
+    detail += fmt::format(", {} inner blocks each waiting for the slower of its compute and a "
+                          "{:.2f} us DRAM fetch",
+                          blocks, fetch_us);
   OpEstimate e = finish(compute_us, dram_us, noc_us, 0, detail, m.in0_sharded || m.out_sharded);
   e.grid = CoreGrid{static_cast<uint32_t>(rows_used), static_cast<uint32_t>(cols_used)};
   e.cores = e.grid.cores();

@@ -7,9 +7,9 @@
 // the blocks cover the output on at most the usable grid, the sub-block fits half of DST (a
 // quarter when accumulating in f32) and divides the block, the double-buffered inputs and the
 // output block fit the usable L1; and minimises the predicted time (the slowest of compute, DRAM
-// and NoC; compute includes a handshake per inner block when in0 comes from DRAM), then the grid
-// rows and
-// columns used, then the unpacker traffic, then maximises the inner block.
+// and NoC; when in0 comes from DRAM each inner block waits for the slower of its compute and
+// its fetch), then the grid rows and columns used, then the unpacker traffic, then maximises
+// the inner block.
 // With a fixed grid (a sharded output's grid) only the blocking is free.
 //
 //   MatmulConfig c{.m = 1024, .k = 1024, .n = 1024};

@@ -67,6 +67,14 @@ struct MatmulConfig {
 
 /// Bytes a matmul reads and writes in DRAM: its operands and result not in L1, whole tiles.
 double matmul_dram_bytes(const MatmulConfig& m);
+/// Link passes a matmul's inner-block fetch makes over the NoC per byte: a sender reads its
+/// block from interleaved DRAM banks a tile at a time and then multicasts it, with a barrier
+/// per block, so a block moves at a quarter of the link's bytes per cycle. Fitted once on both
+/// devices' out-of-box development rows (GEMM_FLOPS.md n150 and p150; cost/README.md).
+inline constexpr double kBlockFetchLinkPasses = 4;
+/// Microseconds a matmul's core waits for one inner block of `block_bytes` fetched from DRAM
+/// and multicast: the descriptor's per-block latency plus the bytes at the fetch rate.
+double matmul_block_fetch_us(const Device& d, double block_bytes);
 /// Bytes of a matmul's circular buffers on one core: in0 and in1 blocks of `in0_block_w` tiles
 /// of K, double-buffered, and the out_h x out_w output block (the per-core block, or a
 /// streamed part of it).

@@ -10,6 +10,10 @@
 //   least one column; inner block 2 tiles), a single column of blocks likewise of in1;
 // - otherwise a 2-D multicast over the grid: ceil(Mt / rows) x ceil(Nt / cols) tiles per
 //   core, inner block Kt / cols tiles (1 when that does not divide);
+// - when ttnn's estimate of the circular buffers (double-buffered inputs, output and
+//   intermediate blocks) does not fit the usable L1, the output block shrinks to divisors of
+//   the per-core block (most tiles, squarest first), then the inner block (2-D only); the
+//   sub-block is the first of ttnn's list (4x2, 2x4, 8x1, 1x8, ...) dividing the output block;
 // - the compute kernel's packer does not accumulate in L1 (ttnn's default kernel config).
 //
 // The cost model predicts such a matmul from the configuration this returns, so the accuracy
@@ -24,8 +28,8 @@
 
 namespace tilesat::cost {
 
-/// `config` (shapes, tile sizes, placements, grid) with the multicast, inner block and packer
-/// accumulation ttnn's default selection gives it on `device`.
+/// `config` (shapes, tile sizes, placements, grid) with the multicast, blocking (set as
+/// `blocking`) and packer accumulation ttnn's default selection gives it on `device`.
 MatmulConfig ttnn_default_matmul(const MatmulConfig& config, const Device& device);
 
 } // namespace tilesat::cost

@@ -204,24 +204,22 @@ std::string descriptor_file(const std::string& name_or_path, const fs::path& bas
   return p.string();
 }
 
-// The chip a mesh descriptor names: a shipped chip descriptor, a chip file, or an object.
+// The chip a mesh descriptor names: a shipped chip descriptor, a chip file, or an object. An
+// error in a chip file names the mesh file and `mesh.chip`, then the chip file and its field.
 Device mesh_chip(const json& chip, const Mesh& mesh, const std::string& path) {
   if (chip.is_object()) return parse_chip(chip, path, "mesh.chip.");
-  std::string file;
-  json j;
   try {
-    file = descriptor_file(mesh.chip, fs::path(path).parent_path());
-    j = parse_json(read_file(file), file);
+    std::string file = descriptor_file(mesh.chip, fs::path(path).parent_path());
+    json j = parse_json(read_file(file), file);
+    if (!j.is_object()) fail(file, "", "expected a JSON object of descriptor fields");
+    if (!j.contains("mesh")) return parse_chip(j, file, "");
   } catch (const Error& e) {
     const Diagnostic& diag = e.diagnostic();
     fail(path, "mesh.chip",
          diag.loc.known() ? fmt::format("{}: {}", diag.loc.str(), diag.message) : diag.message);
   }
-  if (!j.is_object()) fail(file, "", "expected a JSON object of descriptor fields");
-  if (j.contains("mesh"))
-    fail(path, "mesh.chip",
-         fmt::format("'{}' is itself a mesh; a mesh's chip must be a single chip", mesh.chip));
-  return parse_chip(j, file, "");
+  fail(path, "mesh.chip",
+       fmt::format("'{}' is itself a mesh; a mesh's chip must be a single chip", mesh.chip));
 }
 
 // A mesh descriptor: its name and description, and the chip and wiring of its `mesh`.

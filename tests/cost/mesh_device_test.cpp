@@ -3,6 +3,7 @@
 #include "tilesat/cost/device.h"
 #include "tilesat/graph/diagnostic.h"
 
+#include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
 #include <functional>
@@ -172,6 +173,11 @@ TEST(MeshDevice, EachBadFieldIsNamed) {
        "field 'mesh.chip': expected a chip descriptor's name or path"},
       {"chip a mesh", [](json& j) { j["mesh"]["chip"] = field("t3k"); },
        "field 'mesh.chip': 't3k' is itself a mesh"},
+      {"chip file missing", [](json& j) { j["mesh"]["chip"] = field("no/such/chip.json"); },
+       "field 'mesh.chip': no/such/chip.json: cannot open the device descriptor"},
+      {"chip file not JSON",
+       [](json& j) { j["mesh"]["chip"] = field(devices_dir() + "/../README.md"); },
+       "README.md:1:0: invalid JSON"},
       {"inline chip bad field",
        [](json& j) {
          j["mesh"]["chip"] = field(json::parse(R"({"name": "c", "description": "d"})"));
@@ -192,6 +198,21 @@ TEST(MeshDevice, EachBadFieldIsNamed) {
     j["mesh"].erase(f);
     EXPECT_THAT(error_of(j), HasSubstr(fmt::format("field 'mesh.{}': missing field", f)));
   }
+}
+
+TEST(MeshDevice, ChipFileErrorNamesMeshAndChipFiles) {
+  std::ifstream in(devices_dir() + "/tiny.json");
+  json chip = json::parse(in);
+  chip.erase("dram_channels");
+  std::string chip_file =
+      (std::filesystem::temp_directory_path() / "tilesat_bad_chip.json").string();
+  std::ofstream(chip_file) << chip.dump();
+  json j = good_mesh();
+  j["mesh"]["chip"] = field(chip_file);
+  std::string e = error_of(j);
+  std::filesystem::remove(chip_file);
+  EXPECT_THAT(e, HasSubstr("my.json: field 'mesh.chip': "));
+  EXPECT_THAT(e, HasSubstr("tilesat_bad_chip.json: field 'dram_channels': missing field"));
 }
 
 TEST(MeshDevice, Topology) {

@@ -19,6 +19,9 @@
 //   per link as all_gather in each topology (ring halves each way; a line's end link carries
 //   N - 1 partials). The adds are not a bound: one core adds 2048-byte tiles at 8 cycles each
 //   (256 GB/s at 1 GHz, fpu_eltwise_cycles_per_tile), twenty times a link's 12.5 GB/s.
+// tt-metal's own bandwidth sweeps count the bytes per link the same way, total * (N - 1) / N /
+//   links, halved on a ring (tests/ttnn/multidevice_perf_tests/
+//   test_reduce_scatter_hyperparameter_sweep_perf_galaxy.py, total_bytes_moved).
 // all_reduce = reduce_scatter then all_gather of the same B (tech_reports/LLMs/llms.md 3.3.3:
 //   ttnn's AllReduce is the composite of the two), so two launches.
 // One chip moves nothing and costs nothing.

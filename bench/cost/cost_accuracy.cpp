@@ -10,6 +10,7 @@
 // ratio of predicted to measured time (above 1: the model over-predicts).
 //   cost_accuracy --by device,config,grid gemm_flops_n150.csv gemm_flops_p150_dev.csv
 #include "gemm_csv.h"
+#include "stats.h"
 #include "tilesat/cost/device.h"
 #include "tilesat/cost/op_cost.h"
 #include "tilesat/cost/ttnn_matmul_default.h"
@@ -22,26 +23,13 @@
 #include <map>
 
 namespace {
+using tilesat::bench::median;
+using tilesat::bench::percentile;
 
 struct Sample {
   double predicted_us;
   double measured_us;
 };
-
-double percentile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  // Nearest rank.
-  size_t rank = static_cast<size_t>(std::ceil(q * static_cast<double>(v.size())));
-  return v[std::min(v.size() - 1, rank == 0 ? 0 : rank - 1)];
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 double kendall_tau_b(const std::vector<Sample>& s) {
   double concordant = 0, discordant = 0, ties_x = 0, ties_y = 0;

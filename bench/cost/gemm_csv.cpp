@@ -1,6 +1,7 @@
 // gemm_csv.cpp: parsing measured matmul rows.
 #include "gemm_csv.h"
 
+#include "csv_fields.h"
 #include "tilesat/graph/diagnostic.h"
 
 #include <charconv>
@@ -10,26 +11,6 @@
 #include <sstream>
 
 namespace tilesat::bench {
-namespace {
-
-std::vector<std::string> split_csv(const std::string& line) {
-  std::vector<std::string> out;
-  std::string cur;
-  bool quoted = false;
-  for (char c : line) {
-    if (c == '"')
-      quoted = !quoted;
-    else if (c == ',' && !quoted) {
-      out.push_back(cur);
-      cur.clear();
-    } else if (c != '\r')
-      cur += c;
-  }
-  out.push_back(cur);
-  return out;
-}
-
-} // namespace
 
 std::vector<GemmRow> read_gemm_csv(const std::string& path) {
   std::ifstream in(path);

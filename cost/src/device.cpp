@@ -1,6 +1,8 @@
 // device.cpp: finding, reading and checking device descriptor files.
 #include "tilesat/cost/device.h"
 
+#include "descriptor_json.h"
+#include "mesh_json.h"
 #include "tilesat/graph/data_files.h"
 #include "tilesat/graph/diagnostic.h"
 
@@ -17,50 +19,14 @@
 
 namespace tilesat::cost {
 namespace fs = std::filesystem;
+using detail::fail;
+using detail::pair_of;
+using detail::positive_int;
+using detail::positive_number;
+using detail::value_of;
 using nlohmann::json;
 
 namespace {
-
-[[noreturn]] void fail(const std::string& path, const std::string& field, const std::string& what) {
-  // The file has no line for a field (JSON parsers keep none), so the message names both.
-  throw Error(field.empty() ? fmt::format("{}: {}", path, what)
-                            : fmt::format("{}: field '{}': {}", path, field, what));
-}
-
-const json& value_of(const json& j, const std::string& path, const std::string& field) {
-  if (!j.is_object() || !j.contains("value") || !j.contains("source"))
-    fail(path, field, "expected an object {\"value\": ..., \"source\": \"...\"}");
-  for (const auto& [k, v] : j.items()) {
-    if (k != "value" && k != "source")
-      fail(path, field, fmt::format("unknown key '{}' (expected 'value' and 'source')", k));
-  }
-  if (!j["source"].is_string() || j["source"].get<std::string>().empty())
-    fail(path, field, "'source' must be a non-empty string naming where the number comes from");
-  return j["value"];
-}
-
-int64_t positive_int(const json& v, const std::string& path, const std::string& field,
-                     bool allow_zero = false) {
-  if (!v.is_number_integer())
-    fail(path, field, fmt::format("expected an integer, got {}", v.type_name()));
-  int64_t x = v.get<int64_t>();
-  if (x < 0 || (x == 0 && !allow_zero))
-    fail(path, field, fmt::format("expected a positive integer, got {}", x));
-  return x;
-}
-
-double positive_number(const json& v, const std::string& path, const std::string& field) {
-  if (!v.is_number()) fail(path, field, fmt::format("expected a number, got {}", v.type_name()));
-  double x = v.get<double>();
-  if (!(x > 0)) fail(path, field, fmt::format("expected a positive number, got {}", x));
-  return x;
-}
-
-std::array<int64_t, 2> pair_of(const json& v, const std::string& path, const std::string& field) {
-  if (!v.is_array() || v.size() != 2)
-    fail(path, field, "expected a list of two positive integers [rows, cols]");
-  return {positive_int(v[0], path, field), positive_int(v[1], path, field)};
-}
 
 // The largest grid side a descriptor may give: the largest Tenstorrent chips have 13x10 Tensix
 // grids, and the planner enumerates the sub-grids shards divide (a 1024x1024 grid took minutes).
@@ -153,6 +119,127 @@ std::string read_file(const std::string& path) {
   return read_user_file(path, "device descriptor");
 }
 
+json parse_json(const std::string& text, const std::string& path) {
+  try {
+    return json::parse(text);
+  } catch (const json::parse_error& e) {
+    // Turn the byte offset into a line number.
+    size_t byte = std::min(static_cast<size_t>(e.byte), text.size());
+    int line = 1 + static_cast<int>(
+                       std::count(text.begin(), text.begin() + static_cast<long>(byte), '\n'));
+    throw Error(SourceLoc{path, line, 0}, fmt::format("invalid JSON: {}", e.what()));
+  } catch (const json::exception& e) {
+    // Such as a number beyond a double (1e99999): the library's message after its tag.
+    std::string what = e.what();
+    size_t tag = what.find("] ");
+    throw Error(fmt::format("{}: invalid JSON: {}", path,
+                            tag == std::string::npos ? what : what.substr(tag + 2)));
+  }
+}
+
+void check_strings(const json& j, const std::string& path, const std::string& prefix,
+                   std::initializer_list<const char*> names) {
+  for (const char* s : names) {
+    if (!j.contains(s)) fail(path, prefix + s, "missing field");
+    if (!j[s].is_string())
+      fail(path, prefix + s, fmt::format("expected a string, got {}", j[s].type_name()));
+  }
+  if (j["name"].get<std::string>().empty()) fail(path, prefix + "name", "must not be empty");
+}
+
+// One chip's descriptor; `prefix` comes before every field name in errors ("mesh.chip." for a
+// chip written inside a mesh descriptor).
+Device parse_chip(const json& j, const std::string& path, const std::string& prefix) {
+  Device d;
+  d.path = path;
+  std::set<std::string> known = {"name", "description", "arch"};
+  for (const auto& [name, setter] : numeric_fields()) known.insert(name);
+  for (const auto& [k, v] : j.items()) {
+    if (!known.count(k)) {
+      std::vector<std::string> names(known.begin(), known.end());
+      fail(path, prefix + k,
+           fmt::format("unknown field (known fields: {}; or \"mesh\" for a mesh of chips)",
+                       fmt::join(names, ", ")));
+    }
+  }
+  check_strings(j, path, prefix, {"name", "description", "arch"});
+  d.name = j["name"].get<std::string>();
+  d.description = j["description"].get<std::string>();
+  d.arch = j["arch"].get<std::string>();
+  for (const auto& [name, setter] : numeric_fields()) {
+    std::string f = prefix + name;
+    if (!j.contains(name)) fail(path, f, "missing field");
+    const json& v = value_of(j[name], path, f);
+    setter(d, v, path, f);
+    d.sources.emplace_back(name, j[name]["source"].get<std::string>());
+  }
+  if (d.l1_reserved_bytes >= d.l1_bytes_per_core)
+    fail(path, prefix + "l1_reserved_bytes",
+         fmt::format("{} leaves no usable L1 of the {} bytes per core", d.l1_reserved_bytes,
+                     d.l1_bytes_per_core));
+  if (d.grid_usable.rows > d.grid_full.rows || d.grid_usable.cols > d.grid_full.cols)
+    fail(path, prefix + "grid_usable",
+         fmt::format("{}x{} does not fit in grid_full {}x{}", d.grid_usable.rows,
+                     d.grid_usable.cols, d.grid_full.rows, d.grid_full.cols));
+  if (d.tile_shape != std::array<int64_t, 2>{32, 32})
+    fail(path, prefix + "tile_shape", "only 32x32 tiles are supported");
+  return d;
+}
+
+bool is_descriptor_path(const std::string& name_or_path) {
+  return name_or_path.find('/') != std::string::npos ||
+         (name_or_path.size() > 5 && name_or_path.substr(name_or_path.size() - 5) == ".json");
+}
+
+// The file a descriptor name or path means; a relative path is taken from `base_dir`.
+std::string descriptor_file(const std::string& name_or_path, const fs::path& base_dir) {
+  if (is_descriptor_path(name_or_path)) {
+    fs::path p(name_or_path);
+    return (p.is_relative() ? base_dir / p : p).string();
+  }
+  fs::path p = fs::path(devices_dir()) / (name_or_path + ".json");
+  if (!fs::is_regular_file(p))
+    throw Error(fmt::format("unknown device '{}' (devices: {}; or give a descriptor file path)",
+                            name_or_path, fmt::join(device_names(), ", ")));
+  return p.string();
+}
+
+// The chip a mesh descriptor names: a shipped chip descriptor, a chip file, or an object. An
+// error in a chip file names the mesh file and `mesh.chip`, then the chip file and its field.
+Device mesh_chip(const json& chip, const Mesh& mesh, const std::string& path) {
+  if (chip.is_object()) return parse_chip(chip, path, "mesh.chip.");
+  try {
+    std::string file = descriptor_file(mesh.chip, fs::path(path).parent_path());
+    json j = parse_json(read_file(file), file);
+    if (!j.is_object()) fail(file, "", "expected a JSON object of descriptor fields");
+    if (!j.contains("mesh")) return parse_chip(j, file, "");
+  } catch (const Error& e) {
+    const Diagnostic& diag = e.diagnostic();
+    fail(path, "mesh.chip",
+         diag.loc.known() ? fmt::format("{}: {}", diag.loc.str(), diag.message) : diag.message);
+  }
+  fail(path, "mesh.chip",
+       fmt::format("'{}' is itself a mesh; a mesh's chip must be a single chip", mesh.chip));
+}
+
+// A mesh descriptor: its name and description, and the chip and wiring of its `mesh`.
+Device parse_mesh_device(const json& j, const std::string& path) {
+  for (const auto& [k, v] : j.items()) {
+    if (k != "name" && k != "description" && k != "mesh")
+      fail(path, k,
+           "unknown field in a mesh descriptor (it has name, description and mesh; the "
+           "chip's fields belong in mesh.chip)");
+  }
+  check_strings(j, path, "", {"name", "description"});
+  Mesh mesh = detail::parse_mesh_fields(j["mesh"], path);
+  Device d = mesh_chip(j["mesh"]["chip"]["value"], mesh, path);
+  d.name = j["name"].get<std::string>();
+  d.description = j["description"].get<std::string>();
+  d.path = path;
+  d.mesh = std::move(mesh);
+  return d;
+}
+
 } // namespace
 
 std::string_view fidelity_name(MathFidelity f) {
@@ -179,59 +266,10 @@ MathFidelity parse_fidelity(std::string_view name) {
 }
 
 Device parse_device(const std::string& text, const std::string& path) {
-  json j;
-  try {
-    j = json::parse(text);
-  } catch (const json::parse_error& e) {
-    // Turn the byte offset into a line number.
-    size_t byte = std::min(static_cast<size_t>(e.byte), text.size());
-    int line = 1 + static_cast<int>(
-                       std::count(text.begin(), text.begin() + static_cast<long>(byte), '\n'));
-    throw Error(SourceLoc{path, line, 0}, fmt::format("invalid JSON: {}", e.what()));
-  } catch (const json::exception& e) {
-    // Such as a number beyond a double (1e99999): the library's message after its tag.
-    std::string what = e.what();
-    size_t tag = what.find("] ");
-    throw Error(fmt::format("{}: invalid JSON: {}", path,
-                            tag == std::string::npos ? what : what.substr(tag + 2)));
-  }
+  json j = parse_json(text, path);
   if (!j.is_object()) fail(path, "", "expected a JSON object of descriptor fields");
-  Device d;
-  d.path = path;
-  std::set<std::string> known = {"name", "description", "arch"};
-  for (const auto& [name, setter] : numeric_fields()) known.insert(name);
-  for (const auto& [k, v] : j.items()) {
-    if (!known.count(k)) {
-      std::vector<std::string> names(known.begin(), known.end());
-      fail(path, k, fmt::format("unknown field (known fields: {})", fmt::join(names, ", ")));
-    }
-  }
-  for (const char* s : {"name", "description", "arch"}) {
-    if (!j.contains(s)) fail(path, s, "missing field");
-    if (!j[s].is_string())
-      fail(path, s, fmt::format("expected a string, got {}", j[s].type_name()));
-  }
-  d.name = j["name"].get<std::string>();
-  d.description = j["description"].get<std::string>();
-  d.arch = j["arch"].get<std::string>();
-  if (d.name.empty()) fail(path, "name", "must not be empty");
-  for (const auto& [name, setter] : numeric_fields()) {
-    if (!j.contains(name)) fail(path, name, "missing field");
-    const json& v = value_of(j[name], path, name);
-    setter(d, v, path, name);
-    d.sources.emplace_back(name, j[name]["source"].get<std::string>());
-  }
-  if (d.l1_reserved_bytes >= d.l1_bytes_per_core)
-    fail(path, "l1_reserved_bytes",
-         fmt::format("{} leaves no usable L1 of the {} bytes per core", d.l1_reserved_bytes,
-                     d.l1_bytes_per_core));
-  if (d.grid_usable.rows > d.grid_full.rows || d.grid_usable.cols > d.grid_full.cols)
-    fail(path, "grid_usable",
-         fmt::format("{}x{} does not fit in grid_full {}x{}", d.grid_usable.rows,
-                     d.grid_usable.cols, d.grid_full.rows, d.grid_full.cols));
-  if (d.tile_shape != std::array<int64_t, 2>{32, 32})
-    fail(path, "tile_shape", "only 32x32 tiles are supported");
-  return d;
+  if (j.contains("mesh")) return parse_mesh_device(j, path);
+  return parse_chip(j, path, "");
 }
 
 std::string devices_dir() {
@@ -243,15 +281,9 @@ std::vector<std::string> device_names() {
 }
 
 Device load_device(const std::string& name_or_path) {
-  bool is_path =
-      name_or_path.find('/') != std::string::npos ||
-      (name_or_path.size() > 5 && name_or_path.substr(name_or_path.size() - 5) == ".json");
-  if (is_path) return parse_device(read_file(name_or_path), name_or_path);
-  fs::path p = fs::path(devices_dir()) / (name_or_path + ".json");
-  if (!fs::is_regular_file(p))
-    throw Error(fmt::format("unknown device '{}' (devices: {}; or give a descriptor file path)",
-                            name_or_path, fmt::join(device_names(), ", ")));
-  return parse_device(read_file(p.string()), p.string());
+  std::string file =
+      is_descriptor_path(name_or_path) ? name_or_path : descriptor_file(name_or_path, {});
+  return parse_device(read_file(file), file);
 }
 
 } // namespace tilesat::cost

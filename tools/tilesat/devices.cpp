@@ -1,5 +1,5 @@
-// devices.cpp: `tilesat devices [NAME|FILE]...` lists the shipped device descriptors, or
-// shows the given ones field by field with each number's source.
+// devices.cpp: `tilesat devices [NAME|FILE]...` lists the shipped device descriptors (a mesh
+// with its shape), or shows the given ones field by field with each number's source.
 #include "cli.h"
 #include "tilesat/cost/device.h"
 
@@ -7,6 +7,21 @@
 
 namespace tilesat::cli {
 namespace {
+
+// The mesh section's fields as `tilesat devices NAME` prints them.
+std::vector<std::pair<std::string, std::string>> mesh_fields(const cost::Mesh& m) {
+  auto per_axis = [](const auto& v) { return fmt::format("{} (axis 0), {} (axis 1)", v[0], v[1]); };
+  return {
+      {"mesh.chip", m.chip},
+      {"mesh.shape", fmt::format("{}x{} ({} chips)", m.shape[0], m.shape[1], m.chips())},
+      {"mesh.topology", per_axis(std::array{cost::topology_name(m.axis_topology[0]),
+                                            cost::topology_name(m.axis_topology[1])})},
+      {"mesh.ring_over_all_chips", m.ring_over_all_chips ? "true" : "false"},
+      {"mesh.links_per_pair", per_axis(m.links_per_pair)},
+      {"mesh.link_bandwidth_gb_s", fmt::format("{}", m.link_bandwidth_gb_s)},
+      {"mesh.hop_latency_us", fmt::format("{}", m.hop_latency_us)},
+  };
+}
 
 std::string describe(const cost::Device& d) {
   std::string out = fmt::format("{} ({}): {}\n  file: {}\n", d.name, d.arch, d.description, d.path);
@@ -39,12 +54,16 @@ std::string describe(const cost::Device& d) {
       {"host_dispatch_us", fmt::format("{}", d.host_dispatch_us)},
       {"host_dispatch_sharded_us", fmt::format("{}", d.host_dispatch_sharded_us)},
   };
-  for (const auto& [field, value] : values) {
-    std::string source;
-    for (const auto& [f, s] : d.sources)
-      if (f == field) source = s;
-    out += fmt::format("  {} = {}\n      source: {}\n", field, value, source);
-  }
+  auto print = [&out](const auto& fields, const auto& sources) {
+    for (const auto& [field, value] : fields) {
+      std::string source;
+      for (const auto& [f, s] : sources)
+        if (f == field) source = s;
+      out += fmt::format("  {} = {}\n      source: {}\n", field, value, source);
+    }
+  };
+  if (d.mesh) print(mesh_fields(*d.mesh), d.mesh->sources);
+  print(values, d.sources);
   return out;
 }
 
@@ -55,6 +74,14 @@ int run_devices(const Options& o) {
   if (o.device_names.empty()) {
     for (const std::string& name : cost::device_names()) {
       cost::Device d = cost::load_device(name);
+      if (d.mesh) {
+        const cost::Mesh& m = *d.mesh;
+        out += fmt::format("{:<18} mesh {}x{} ({} chips of {}x{} cores), {} GB/s per Ethernet "
+                           "link  {}\n",
+                           d.name, m.shape[0], m.shape[1], m.chips(), d.grid_usable.rows,
+                           d.grid_usable.cols, m.link_bandwidth_gb_s, d.description);
+        continue;
+      }
       out += fmt::format("{:<18} {:>3}x{:<3} cores, {:>8} B L1/core usable, {:>6.1f} GB/s DRAM, "
                          "{:.2f} GHz  {}\n",
                          d.name, d.grid_usable.rows, d.grid_usable.cols, d.usable_l1_bytes(),

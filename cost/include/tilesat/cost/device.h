@@ -4,6 +4,8 @@
 // the name, a description, the architecture, and numeric fields each written as
 // `{"value": ..., "source": "..."}` so every number names where it comes from. The loader
 // rejects unknown fields, missing fields and wrong types with the file and field named.
+// A mesh descriptor (mesh.h) names a chip descriptor and adds a `mesh` section; loading it gives
+// that chip's fields under the mesh's name, with `mesh` set.
 // Shipped descriptors are found in $TILESAT_DATA_DIR/devices, the source tree, then the
 // installed data directory; `load_device` also accepts a path to a user's own file.
 //
@@ -12,10 +14,12 @@
 //   d.grid_usable.cores();        // 64 on an n150
 #pragma once
 
+#include "tilesat/cost/mesh.h"
 #include "tilesat/cost/plan.h"
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,6 +64,8 @@ struct Device {
   std::vector<std::pair<std::string, std::string>> sources;
   /// The file it was read from.
   std::string path;
+  /// For a mesh descriptor: its chips and their links (every field above is one chip's).
+  std::optional<Mesh> mesh;
 
   int64_t usable_l1_bytes() const { return l1_bytes_per_core - l1_reserved_bytes; }
   /// Cycles to microseconds at the device clock.

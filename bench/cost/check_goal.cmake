@@ -1,7 +1,12 @@
 # Runs cost_accuracy on one file of GEMM measurements and fails unless the overall line meets the
 # accuracy goal (cost/README.md): median APE <= 10%, p90 APE <= 25%, Kendall tau >= 0.95.
-# cmake -DEXE=path/to/cost_accuracy -DCSV=path/to/gemm_flops_n150.csv -P check_goal.cmake
-execute_process(COMMAND "${EXE}" "${CSV}" OUTPUT_VARIABLE out RESULT_VARIABLE rc)
+# With -DFIT=other.csv the fetch latency is first fitted on that file's rows alone (--fit-on).
+# cmake -DEXE=path/to/cost_accuracy -DCSV=path/to/gemm_flops_n150.csv [-DFIT=...] -P check_goal.cmake
+if(DEFINED FIT)
+  execute_process(COMMAND "${EXE}" --fit-on "${FIT}" "${CSV}" OUTPUT_VARIABLE out RESULT_VARIABLE rc)
+else()
+  execute_process(COMMAND "${EXE}" "${CSV}" OUTPUT_VARIABLE out RESULT_VARIABLE rc)
+endif()
 message("${out}")
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "cost_accuracy exited with ${rc}")

@@ -7,8 +7,12 @@
 // (absolute percentage error in percent; Kendall's tau-b between predicted and measured).
 // With --rows it also prints each row's prediction and error; with --by KEY[,KEY...] (device,
 // config, grid, dtype, fidelity, trace) the same figures per group of rows, with the median
-// ratio of predicted to measured time (above 1: the model over-predicts).
+// ratio of predicted to measured time (above 1: the model over-predicts). With --fit-on FIT.csv
+// it first fits the descriptors' inner-block fetch latency (`matmul_block_sync_us`, the same
+// value on every device) on FIT's rows alone, by median APE, and scores the other files with
+// it: a check that what one device's rows teach transfers to another device.
 //   cost_accuracy --by device,config,grid gemm_flops_n150.csv gemm_flops_p150_dev.csv
+//   cost_accuracy --fit-on gemm_flops_n150.csv gemm_flops_p150_dev.csv
 #include "gemm_csv.h"
 #include "stats.h"
 #include "tilesat/cost/device.h"
@@ -21,6 +25,7 @@
 #include <cstring>
 #include <fmt/format.h>
 #include <map>
+#include <optional>
 
 namespace {
 using tilesat::bench::median;
@@ -83,15 +88,83 @@ std::string group_part(const tilesat::bench::GemmRow& r, const std::string& key)
       "--by: unknown key '{}' (keys: device, config, grid, dtype, fidelity, trace)", key));
 }
 
+// Loads devices by name as rows name them, with an optional fetch latency for all of them.
+class Devices {
+public:
+  explicit Devices(std::optional<double> block_latency_us = {}) : latency_(block_latency_us) {}
+  const tilesat::cost::Device& get(const tilesat::bench::GemmRow& r, const std::string& file) {
+    using namespace tilesat;
+    auto it = devices_.find(r.device);
+    if (it == devices_.end()) {
+      try {
+        it = devices_.emplace(r.device, cost::load_device(r.device)).first;
+      } catch (const Error& e) {
+        throw Error(SourceLoc{file, r.line, 0},
+                    fmt::format("column 'device': {}", e.diagnostic().message));
+      }
+      if (latency_) it->second.matmul_block_sync_us = *latency_;
+    }
+    const cost::Device& d = it->second;
+    if (r.config.grid.rows > d.grid_full.rows || r.config.grid.cols > d.grid_full.cols)
+      throw Error(SourceLoc{file, r.line, 0},
+                  fmt::format("grid {}x{} does not fit device {} ({}x{})", r.config.grid.cols,
+                              r.config.grid.rows, d.name, d.grid_full.cols, d.grid_full.rows));
+    return d;
+  }
+
+private:
+  std::optional<double> latency_;
+  std::map<std::string, tilesat::cost::Device> devices_;
+};
+
+// The model's estimate for one measured row: out-of-box rows ran with ttnn's own program
+// configuration, tuned rows with the benchmark's explicit one (2-D multicast, packer
+// accumulation in L1).
+tilesat::cost::OpEstimate predict(const tilesat::bench::GemmRow& r,
+                                  const tilesat::cost::Device& d) {
+  using namespace tilesat;
+  cost::CostModel model(d, {.fidelity = r.config.fidelity, .trace = r.trace});
+  return model.matmul(r.config_name == "out_of_box" ? cost::ttnn_default_matmul(r.config, d)
+                                                    : r.config);
+}
+
+// The fetch latency, 0.1 to 2 us in steps of 0.1, with the lowest median APE on `file`'s rows
+// (then the lowest p90).
+double fit_block_latency(const std::string& file) {
+  std::vector<tilesat::bench::GemmRow> rows = tilesat::bench::read_gemm_csv(file);
+  double best = 0, best_median = 0, best_p90 = 0;
+  for (int step = 1; step <= 20; ++step) {
+    Devices devices(step * 0.1);
+    std::vector<double> ape;
+    for (const auto& r : rows) {
+      double us = predict(r, devices.get(r, file)).us;
+      ape.push_back(std::abs(us - r.time_us) / r.time_us * 100);
+    }
+    double med = median(ape), p90 = percentile(ape, 0.9);
+    if (best == 0 || med < best_median - 1e-9 ||
+        (std::abs(med - best_median) <= 1e-9 && p90 < best_p90)) {
+      best = step * 0.1;
+      best_median = med;
+      best_p90 = p90;
+    }
+  }
+  fmt::print("fitted matmul_block_sync_us={:.1f} on {} (median_ape={:.1f} p90_ape={:.1f})\n",
+             best, file, best_median, best_p90);
+  return best;
+}
+
 } // namespace
 
 int main(int argc, char** argv) {
   using namespace tilesat;
   bool show_rows = false;
   std::vector<std::string> files, by;
+  std::string fit_on;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--rows") == 0) {
       show_rows = true;
+    } else if (std::strcmp(argv[i], "--fit-on") == 0 && i + 1 < argc) {
+      fit_on = argv[++i];
     } else if (std::strcmp(argv[i], "--by") == 0 && i + 1 < argc) {
       std::string keys = argv[++i];
       for (size_t at = 0; at <= keys.size();) {
@@ -104,7 +177,8 @@ int main(int argc, char** argv) {
     }
   }
   if (files.empty()) {
-    fmt::print(stderr, "usage: cost_accuracy [--rows] [--by KEY[,KEY...]] FILE.csv...\n");
+    fmt::print(stderr, "usage: cost_accuracy [--rows] [--by KEY[,KEY...]] [--fit-on FIT.csv] "
+                       "FILE.csv...\n");
     return 2;
   }
   try {
@@ -114,30 +188,14 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    std::map<std::string, cost::Device> devices;
+    Devices devices(fit_on.empty() ? std::optional<double>{}
+                                   : std::optional<double>{fit_block_latency(fit_on)});
     std::vector<Sample> all;
     std::map<std::string, std::vector<Sample>> groups;
     for (const std::string& file : files) {
       std::vector<Sample> samples;
       for (const bench::GemmRow& r : bench::read_gemm_csv(file)) {
-        if (!devices.count(r.device)) {
-          try {
-            devices.emplace(r.device, cost::load_device(r.device));
-          } catch (const Error& e) {
-            throw Error(SourceLoc{file, r.line, 0},
-                        fmt::format("column 'device': {}", e.diagnostic().message));
-          }
-        }
-        const cost::Device& d = devices.at(r.device);
-        if (r.config.grid.rows > d.grid_full.rows || r.config.grid.cols > d.grid_full.cols)
-          throw Error(SourceLoc{file, r.line, 0},
-                      fmt::format("grid {}x{} does not fit device {} ({}x{})", r.config.grid.cols,
-                                  r.config.grid.rows, d.name, d.grid_full.cols, d.grid_full.rows));
-        cost::CostModel model(d, {.fidelity = r.config.fidelity, .trace = r.trace});
-        // Out-of-box rows ran with ttnn's own program configuration; tuned rows with the
-        // benchmark's explicit one (2-D multicast, packer accumulation in L1).
-        cost::OpEstimate e = model.matmul(
-            r.config_name == "out_of_box" ? cost::ttnn_default_matmul(r.config, d) : r.config);
+        cost::OpEstimate e = predict(r, devices.get(r, file));
         samples.push_back({e.us, r.time_us});
         if (!by.empty()) {
           std::string key;

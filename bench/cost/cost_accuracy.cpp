@@ -148,8 +148,8 @@ double fit_block_latency(const std::string& file) {
       best_p90 = p90;
     }
   }
-  fmt::print("fitted matmul_block_sync_us={:.1f} on {} (median_ape={:.1f} p90_ape={:.1f})\n",
-             best, file, best_median, best_p90);
+  fmt::print("fitted matmul_block_sync_us={:.1f} on {} (median_ape={:.1f} p90_ape={:.1f})\n", best,
+             file, best_median, best_p90);
   return best;
 }
 

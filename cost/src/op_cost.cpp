@@ -392,6 +392,8 @@ OpEstimate CostModel::eltwise(OpKind kind, const Attrs& /*attrs*/,
     sharded |= in.placement.memory != MemoryLayout::Interleaved;
   }
   read_us(output, static_cast<uint32_t>(cores), &dram, &noc, &l1);
+  // As for a matmul, a sharded result also takes the host's sharded dispatch path.
+  sharded |= output.placement.memory != MemoryLayout::Interleaved;
   double unpack = in_bytes_per_tile / d.unpack_bytes_per_cycle;
   double compute_us = d.cycles_to_us(static_cast<double>(per_core) * (cycles_per_tile + unpack));
   // Rows moved from row-major to row-major never pass the unpacker: the data-movement cores

@@ -131,7 +131,13 @@ private:
         p.memory == MemoryLayout::Interleaved ? dev_.grid_usable.cores() : p.grid.cores());
     double per_cycle = p.memory == MemoryLayout::Interleaved ? dev_.noc_bytes_per_cycle_per_link
                                                              : dev_.unpack_bytes_per_cycle;
-    return dev_.cycles_to_us(bytes / cores / per_cycle);
+    // Without trace, a user reading a sharded operand is dispatched through the host's slower
+    // sharded path (CostModel::finish): it pays the difference of the two floors.
+    double sharded_dispatch =
+        p.memory != MemoryLayout::Interleaved && !model_.options().trace
+            ? std::max(0.0, dev_.host_dispatch_sharded_us - dev_.host_dispatch_us)
+            : 0.0;
+    return dev_.cycles_to_us(bytes / cores / per_cycle) + sharded_dispatch;
   }
 
   // The placement `rule` accepts that a value of `type` at `from` converts to most cheaply,

@@ -78,6 +78,27 @@ const std::vector<ApplierDef>& table() {
        {P::Tensor},
        "(?x): the matched conv2d as two halves of its batch, concatenated",
        appliers::split_batch},
+      {"merge-matmuls",
+       {P::Tensor, P::Tensor, P::Tensor, P::Tensor, P::Tensor, P::Attr},
+       "(?p, ?q, ?x, ?w1, ?w2, ?t): ?p = matmul(?x, ?w1) and ?q = matmul(?x, ?w2) (transpose_b "
+       "?t) as column slices of one matmul of ?x by the weights concatenated along their output "
+       "dim (weights equal but for it)",
+       appliers::merge_matmuls},
+      {"merge-linears",
+       {P::Tensor, P::Tensor, P::Tensor, P::Tensor, P::Tensor, P::Tensor, P::Tensor, P::Attr,
+        P::Attr},
+       "(?p, ?q, ?x, ?w1, ?b1, ?w2, ?b2, ?t, ?act): as merge-matmuls for two linears with "
+       "biases holding one entry per output column (concatenated too) and one activation",
+       appliers::merge_linears},
+      {"merge-linears-no-bias",
+       {P::Tensor, P::Tensor, P::Tensor, P::Tensor, P::Tensor, P::Attr, P::Attr},
+       "(?p, ?q, ?x, ?w1, ?w2, ?t, ?act): as merge-linears for two linears without bias",
+       appliers::merge_linears_no_bias},
+      {"compose-slices",
+       {P::Tensor, P::Attr, P::Attr, P::Attr, P::Attr},
+       "(?x, ?b0, ?e0, ?b1, ?e1): slice(slice(?x, ?b0, ?e0), ?b1, ?e1) (unit steps) as one "
+       "slice of ?x",
+       appliers::compose_slices},
   };
   return t;
 }

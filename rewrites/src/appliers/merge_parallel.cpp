@@ -1,0 +1,159 @@
+// merge_parallel.cpp: computed right sides of the parallel-merge rules (multi-patterns): two
+// products of one input by different weights as one product by the weights concatenated along
+// their output dim, each original value a slice of its columns (TASO's and TENSAT's Q/K/V
+// merge); and a slice of a slice as one slice, so that merges compose without slice chains.
+#include "applier_impl.h"
+#include "tilesat/rewrites/payload.h"
+
+#include <algorithm>
+
+namespace tilesat::rewrites::appliers {
+namespace {
+
+// The matched pair: roots ?p and ?q, the shared input ?x, the weights, and the biases (kNoId
+// when the products have none).
+struct Pair {
+  egraph::Id p, q, x, w1, w2, b1 = egraph::kNoId, b2 = egraph::kNoId;
+};
+
+const Shape& shape_of(const ApplyContext& c, egraph::Id id) {
+  return c.analysis()[c.egraph().find(id)].type.shape;
+}
+
+// `a` and `b` have one rank and equal extents except along `dim`.
+bool agree_except(const Shape& a, const Shape& b, int64_t dim) {
+  if (a.rank() != b.rank()) return false;
+  for (int64_t d = 0; d < a.rank(); ++d) {
+    if (d != dim && a[d] != b[d]) return false;
+  }
+  return true;
+}
+
+// The weights' output dim: columns (last) or, transposed, rows (second to last); nullopt when
+// the weights cannot be concatenated along it or a bias does not hold one entry per column.
+std::optional<int64_t> output_dim(const ApplyContext& c, const Pair& m, bool transposed) {
+  const Shape &w1 = shape_of(c, m.w1), &w2 = shape_of(c, m.w2);
+  if (w1.rank() < 2) return std::nullopt;
+  int64_t dim = transposed ? w1.rank() - 2 : w1.rank() - 1;
+  if (!agree_except(w1, w2, dim)) return std::nullopt;
+  if (m.b1 == egraph::kNoId) return dim;
+  const Shape &b1 = shape_of(c, m.b1), &b2 = shape_of(c, m.b2);
+  if (b1.rank() < 1 || !agree_except(b1, b2, b1.rank() - 1)) return std::nullopt;
+  if (b1[b1.rank() - 1] != w1[dim] || b2[b2.rank() - 1] != w2[dim]) return std::nullopt;
+  return dim;
+}
+
+// The parts of `x` joined along `dim`: the operands of a concat along it in x's class, or x.
+void parts_along(ApplyContext& c, egraph::Id x, int64_t dim, std::vector<egraph::Id>& out) {
+  static const egraph::Symbol concat = op_symbol(OpKind::Concat);
+  const egraph::EGraph& eg = c.egraph();
+  for (egraph::NodeId n : eg.nodes_with_op(eg.find(x), concat)) {
+    const egraph::ENode node = eg.node(n);
+    const egraph::AttrValue* d = eg.attrs(node.attrs).find(egraph::Symbol::intern("dim"));
+    if (d == nullptr || !d->is_int() || d->as_int() != dim) continue;
+    for (egraph::Id ch : node.children) out.push_back(eg.find(ch));
+    return;
+  }
+  out.push_back(eg.find(x));
+}
+
+// concat(a, b) along `dim` with nested concats along it flattened: merges made in different
+// orders (q with merge(k, v), or merge(q, k) with v) build one concat e-node.
+egraph::Id concat_flat(ApplyContext& c, egraph::Id a, egraph::Id b, int64_t dim) {
+  std::vector<egraph::Id> parts;
+  parts_along(c, a, dim, parts);
+  parts_along(c, b, dim, parts);
+  Attrs at;
+  at.set("dim", dim);
+  return c.add(OpKind::Concat, parts, at);
+}
+
+// `kind(x, concat(w1, w2), concat(b1, b2))[attrs]`, with ?p and ?q its column slices: ?q is
+// united here, ?p's slice is returned (the match's root).
+egraph::Id merge(ApplyContext& c, const Pair& m, OpKind kind, const Attrs& attrs, bool transposed) {
+  egraph::EGraph& eg = c.mutable_egraph();
+  if (eg.find(m.p) == eg.find(m.q)) return egraph::kNoId;
+  std::optional<int64_t> dim = output_dim(c, m, transposed);
+  if (!dim) return egraph::kNoId;
+  const Shape &p = shape_of(c, m.p), &q = shape_of(c, m.q);
+  if (p.rank() < 1 || !agree_except(p, q, p.rank() - 1)) return egraph::kNoId;
+  std::vector<egraph::Id> operands = {m.x, concat_flat(c, m.w1, m.w2, *dim)};
+  if (m.b1 != egraph::kNoId) {
+    operands.push_back(concat_flat(c, m.b1, m.b2, shape_of(c, m.b1).rank() - 1));
+  }
+  if (std::find(operands.begin(), operands.end(), egraph::kNoId) != operands.end())
+    return egraph::kNoId;
+  egraph::Id merged = c.add(kind, operands, attrs);
+  if (merged == egraph::kNoId) return egraph::kNoId;
+  merged = eg.find(merged);
+  int64_t last = p.rank() - 1, n1 = p[last], n2 = q[last];
+  egraph::Id sp = slice_along(c, merged, last, 0, n1);
+  egraph::Id sq = slice_along(c, merged, last, n1, n1 + n2);
+  if (sp == egraph::kNoId || sq == egraph::kNoId) return egraph::kNoId;
+  c.unite(m.q, sq);
+  return c.if_fits_root(sp);
+}
+
+Attrs product_attrs(bool transposed) {
+  Attrs a;
+  a.set("transpose_b", transposed);
+  return a;
+}
+
+Attrs linear_attrs(const ApplyContext& c, size_t transposed_arg, size_t activation_arg) {
+  Attrs a = product_attrs(c.attr(transposed_arg).as_bool());
+  a.set("activation", c.attr(activation_arg).as_string());
+  return a;
+}
+
+} // namespace
+
+egraph::Id merge_matmuls(ApplyContext& c) {
+  Pair m{c.cls(0), c.cls(1), c.cls(2), c.cls(3), c.cls(4)};
+  bool t = c.attr(5).as_bool();
+  return merge(c, m, OpKind::Matmul, product_attrs(t), t);
+}
+
+egraph::Id merge_linears(ApplyContext& c) {
+  Pair m{c.cls(0), c.cls(1), c.cls(2), c.cls(3), c.cls(5), c.cls(4), c.cls(6)};
+  return merge(c, m, OpKind::Linear, linear_attrs(c, 7, 8), c.attr(7).as_bool());
+}
+
+egraph::Id merge_linears_no_bias(ApplyContext& c) {
+  Pair m{c.cls(0), c.cls(1), c.cls(2), c.cls(3), c.cls(4)};
+  return merge(c, m, OpKind::Linear, linear_attrs(c, 5, 6), c.attr(5).as_bool());
+}
+
+egraph::Id compose_slices(ApplyContext& c) {
+  std::optional<std::vector<int64_t>> b0 = c.int_list(1), e0 = c.int_list(2), b1 = c.int_list(3),
+                                      e1 = c.int_list(4);
+  const Shape& s = shape_of(c, c.cls(0));
+  auto n = static_cast<size_t>(s.rank());
+  if (!b0 || !e0 || !b1 || !e1 || b0->size() != n || e0->size() != n || b1->size() != n ||
+      e1->size() != n) {
+    return egraph::kNoId;
+  }
+  // An index as the slice reads it: negative counts from the end, then clamped to [0, extent].
+  auto at = [](int64_t i, int64_t extent) {
+    return std::clamp<int64_t>(i < 0 ? i + extent : i, 0, extent);
+  };
+  std::vector<int64_t> begins(n), ends(n);
+  for (size_t d = 0; d < n; ++d) {
+    int64_t lo = at((*b0)[d], s[static_cast<int64_t>(d)]);
+    int64_t inner = std::max<int64_t>(0, at((*e0)[d], s[static_cast<int64_t>(d)]) - lo);
+    int64_t b = at((*b1)[d], inner), e = std::max(b, at((*e1)[d], inner));
+    begins[d] = lo + b;
+    ends[d] = lo + e;
+  }
+  Attrs a;
+  a.set("begins", begins);
+  a.set("ends", ends);
+  egraph::Id xs[] = {c.cls(0)};
+  if (!c.type_of(OpKind::Slice, xs, a) ||
+      !c.type_of(OpKind::Slice, xs, a)->same_value_type(c.root().type)) {
+    return egraph::kNoId;
+  }
+  return c.add(OpKind::Slice, xs, a);
+}
+
+} // namespace tilesat::rewrites::appliers

@@ -93,13 +93,13 @@ TEST(MultiPatternRules, AttributeVariablesJoinOnEqualValues) {
   EXPECT_EQ(r.applied, 1u);
 }
 
-// A product's launch (1000) is spread over its weight's elements, everything else costs 1:
+// A product's launch (10^4) is spread over its weight's elements, everything else costs 1:
 // extraction by tree cost counts a shared product once per user, so only a cost that falls
 // with the product's width makes the merged product the cheapest source of each slice.
 PerOpCost launch_per_weight_element(const TensorEGraph& teg) {
   return PerOpCost([&teg](OpKind kind, const egraph::ENode& node) {
-    if (kind != OpKind::Linear && kind != OpKind::Matmul) return 1.0;
-    return 1000.0 / static_cast<double>(teg.facts_of(node.children[1]).type.shape.numel());
+    if (kind != OpKind::Linear && kind != OpKind::Matmul && kind != OpKind::Conv2d) return 1.0;
+    return 1e4 / static_cast<double>(teg.facts_of(node.children[1]).type.shape.numel());
   });
 }
 
@@ -145,6 +145,31 @@ TEST(ParallelMerge, TransposedWeightsMatmulsAndActivations) {
   EXPECT_TRUE(same_values(g, s));
 }
 
+TEST(ParallelMerge, ConvsOverOneInputMergeAlongOutputChannels) {
+  Graph g("main");
+  Builder b(g);
+  Value x = b.input("x", {1, 3, 8, 8}); // NCHW
+  Conv2dOptions same;
+  same.padding = {1, 1, 1, 1};
+  Value p = b.conv2d(x, b.input("w1", {4, 3, 3, 3}), b.input("b1", {4}), same);
+  Value q = b.conv2d(x, b.input("w2", {6, 3, 3, 3}), b.input("b2", {6}), same);
+  b.output(p);
+  b.output(q);
+  Value y = b.input("y", {1, 6, 6, 3}); // NHWC, no bias
+  Conv2dOptions nhwc;
+  nhwc.dims = {0, 1, 2, 3};
+  b.output(b.conv2d(y, b.input("w3", {2, 3, 1, 1}), nhwc));
+  b.output(b.conv2d(y, b.input("w4", {5, 3, 1, 1}), nhwc));
+  // Another stride: not merged with the first pair.
+  Conv2dOptions strided = same;
+  strided.stride = {2, 2};
+  b.output(b.conv2d(x, b.input("w5", {4, 3, 3, 3}), b.input("b5", {4}), strided));
+  Graph s = merged(g);
+  EXPECT_EQ(count(s, OpKind::Conv2d), 3u) << op_list(s);
+  EXPECT_EQ(count(s, OpKind::Slice), 4u) << op_list(s);
+  EXPECT_TRUE(same_values(g, s));
+}
+
 TEST(ParallelMerge, DifferentInnerShapesOrBroadcastBiasesDoNotMerge) {
   Graph g("main");
   Builder b(g);
@@ -162,9 +187,12 @@ TEST(ParallelMerge, DifferentInnerShapesOrBroadcastBiasesDoNotMerge) {
   EXPECT_EQ(count(s, OpKind::Matmul), 2u) << op_list(s);
 }
 
-TEST(ParallelMerge, EveryRuleIsProved) {
+TEST(ParallelMerge, EveryRuleButTheConvMergesIsProved) {
   for (const RuleCheck& c : check_rule_file(load_rule_file(rule_set_path("parallel-merge")))) {
-    EXPECT_EQ(c.status, Soundness::Proved) << c.to_string();
+    // conv2d has no Z3 encoding: the conv merges are checked numerically (above).
+    Soundness want =
+        c.rule.starts_with("merge-conv2d") ? Soundness::NotCheckable : Soundness::Proved;
+    EXPECT_EQ(c.status, want) << c.to_string();
   }
 }
 

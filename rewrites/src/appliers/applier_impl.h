@@ -37,6 +37,8 @@ egraph::Id split_batch(ApplyContext& c);
 egraph::Id merge_matmuls(ApplyContext& c);
 egraph::Id merge_linears(ApplyContext& c);
 egraph::Id merge_linears_no_bias(ApplyContext& c);
+egraph::Id merge_convs(ApplyContext& c);
+egraph::Id merge_convs_bias(ApplyContext& c);
 egraph::Id compose_slices(ApplyContext& c);
 
 } // namespace tilesat::rewrites::appliers

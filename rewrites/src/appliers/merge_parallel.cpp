@@ -1,7 +1,8 @@
 // merge_parallel.cpp: computed right sides of the parallel-merge rules (multi-patterns): two
-// products of one input by different weights as one product by the weights concatenated along
-// their output dim, each original value a slice of its columns (TASO's and TENSAT's Q/K/V
-// merge); and a slice of a slice as one slice, so that merges compose without slice chains.
+// products (or convs) of one input by different weights as one by the weights concatenated
+// along their output dim, each original value a slice of its columns (or channels): TASO's
+// and TENSAT's Q/K/V merge; and a slice of a slice as one slice, so that merges compose
+// without slice chains.
 #include "applier_impl.h"
 #include "tilesat/rewrites/payload.h"
 
@@ -29,18 +30,21 @@ bool agree_except(const Shape& a, const Shape& b, int64_t dim) {
   return true;
 }
 
-// The weights' output dim: columns (last) or, transposed, rows (second to last); nullopt when
-// the weights cannot be concatenated along it or a bias does not hold one entry per column.
-std::optional<int64_t> output_dim(const ApplyContext& c, const Pair& m, bool transposed) {
+// The output dim of the weights, of the biases and of the results: the dims along which they
+// are concatenated and sliced.
+struct Dims {
+  int64_t weight = 0, bias = 0, result = 0;
+};
+
+// Whether the weights (and biases) can be concatenated along their output dims: equal in every
+// other dim, and a bias holding one entry per output (its output dim has the weight's extent).
+bool concatenable(const ApplyContext& c, const Pair& m, const Dims& d) {
   const Shape &w1 = shape_of(c, m.w1), &w2 = shape_of(c, m.w2);
-  if (w1.rank() < 2) return std::nullopt;
-  int64_t dim = transposed ? w1.rank() - 2 : w1.rank() - 1;
-  if (!agree_except(w1, w2, dim)) return std::nullopt;
-  if (m.b1 == egraph::kNoId) return dim;
+  if (d.weight < 0 || d.weight >= w1.rank() || !agree_except(w1, w2, d.weight)) return false;
+  if (m.b1 == egraph::kNoId) return true;
   const Shape &b1 = shape_of(c, m.b1), &b2 = shape_of(c, m.b2);
-  if (b1.rank() < 1 || !agree_except(b1, b2, b1.rank() - 1)) return std::nullopt;
-  if (b1[b1.rank() - 1] != w1[dim] || b2[b2.rank() - 1] != w2[dim]) return std::nullopt;
-  return dim;
+  if (d.bias < 0 || d.bias >= b1.rank() || !agree_except(b1, b2, d.bias)) return false;
+  return b1[d.bias] == w1[d.weight] && b2[d.bias] == w2[d.weight];
 }
 
 // The parts of `x` joined along `dim`: the operands of a concat along it in x's class, or x.
@@ -70,28 +74,33 @@ egraph::Id concat_flat(ApplyContext& c, egraph::Id a, egraph::Id b, int64_t dim)
 
 // `kind(x, concat(w1, w2), concat(b1, b2))[attrs]`, with ?p and ?q its column slices: ?q is
 // united here, ?p's slice is returned (the match's root).
-egraph::Id merge(ApplyContext& c, const Pair& m, OpKind kind, const Attrs& attrs, bool transposed) {
+egraph::Id merge(ApplyContext& c, const Pair& m, OpKind kind, const Attrs& attrs, const Dims& d) {
   egraph::EGraph& eg = c.mutable_egraph();
-  if (eg.find(m.p) == eg.find(m.q)) return egraph::kNoId;
-  std::optional<int64_t> dim = output_dim(c, m, transposed);
-  if (!dim) return egraph::kNoId;
+  if (eg.find(m.p) == eg.find(m.q) || !concatenable(c, m, d)) return egraph::kNoId;
   const Shape &p = shape_of(c, m.p), &q = shape_of(c, m.q);
-  if (p.rank() < 1 || !agree_except(p, q, p.rank() - 1)) return egraph::kNoId;
-  std::vector<egraph::Id> operands = {m.x, concat_flat(c, m.w1, m.w2, *dim)};
-  if (m.b1 != egraph::kNoId) {
-    operands.push_back(concat_flat(c, m.b1, m.b2, shape_of(c, m.b1).rank() - 1));
-  }
+  if (d.result < 0 || d.result >= p.rank() || !agree_except(p, q, d.result)) return egraph::kNoId;
+  std::vector<egraph::Id> operands = {m.x, concat_flat(c, m.w1, m.w2, d.weight)};
+  if (m.b1 != egraph::kNoId) operands.push_back(concat_flat(c, m.b1, m.b2, d.bias));
   if (std::find(operands.begin(), operands.end(), egraph::kNoId) != operands.end())
     return egraph::kNoId;
   egraph::Id merged = c.add(kind, operands, attrs);
   if (merged == egraph::kNoId) return egraph::kNoId;
   merged = eg.find(merged);
-  int64_t last = p.rank() - 1, n1 = p[last], n2 = q[last];
-  egraph::Id sp = slice_along(c, merged, last, 0, n1);
-  egraph::Id sq = slice_along(c, merged, last, n1, n1 + n2);
+  int64_t n1 = p[d.result], n2 = q[d.result];
+  egraph::Id sp = slice_along(c, merged, d.result, 0, n1);
+  egraph::Id sq = slice_along(c, merged, d.result, n1, n1 + n2);
   if (sp == egraph::kNoId || sq == egraph::kNoId) return egraph::kNoId;
   c.unite(m.q, sq);
   return c.if_fits_root(sp);
+}
+
+// A product's output dims: the weights' columns (last dim) or, transposed, rows; the bias's
+// and the result's last dim.
+egraph::Id merge_products(ApplyContext& c, const Pair& m, OpKind kind, const Attrs& attrs,
+                          bool transposed) {
+  int64_t w = shape_of(c, m.w1).rank(), r = shape_of(c, m.p).rank();
+  int64_t b = m.b1 == egraph::kNoId ? 0 : shape_of(c, m.b1).rank();
+  return merge(c, m, kind, attrs, Dims{transposed ? w - 2 : w - 1, b - 1, r - 1});
 }
 
 Attrs product_attrs(bool transposed) {
@@ -111,17 +120,62 @@ Attrs linear_attrs(const ApplyContext& c, size_t transposed_arg, size_t activati
 egraph::Id merge_matmuls(ApplyContext& c) {
   Pair m{c.cls(0), c.cls(1), c.cls(2), c.cls(3), c.cls(4)};
   bool t = c.attr(5).as_bool();
-  return merge(c, m, OpKind::Matmul, product_attrs(t), t);
+  return merge_products(c, m, OpKind::Matmul, product_attrs(t), t);
 }
 
 egraph::Id merge_linears(ApplyContext& c) {
   Pair m{c.cls(0), c.cls(1), c.cls(2), c.cls(3), c.cls(5), c.cls(4), c.cls(6)};
-  return merge(c, m, OpKind::Linear, linear_attrs(c, 7, 8), c.attr(7).as_bool());
+  return merge_products(c, m, OpKind::Linear, linear_attrs(c, 7, 8), c.attr(7).as_bool());
 }
 
 egraph::Id merge_linears_no_bias(ApplyContext& c) {
   Pair m{c.cls(0), c.cls(1), c.cls(2), c.cls(3), c.cls(4)};
-  return merge(c, m, OpKind::Linear, linear_attrs(c, 5, 6), c.attr(5).as_bool());
+  return merge_products(c, m, OpKind::Linear, linear_attrs(c, 5, 6), c.attr(5).as_bool());
+}
+
+namespace {
+
+// The conv2d e-node of class ?p over the matched operands, whose attributes the merged conv
+// takes; nullopt when there is none.
+std::optional<Attrs> conv_attrs(const ApplyContext& c, const Pair& m) {
+  static const egraph::Symbol conv = op_symbol(OpKind::Conv2d);
+  const egraph::EGraph& eg = c.egraph();
+  std::vector<egraph::Id> want = {eg.find(m.x), eg.find(m.w1)};
+  if (m.b1 != egraph::kNoId) want.push_back(eg.find(m.b1));
+  for (egraph::NodeId n : eg.nodes_with_op(eg.find(m.p), conv)) {
+    const egraph::ENode node = eg.node(n);
+    std::vector<egraph::Id> children;
+    for (egraph::Id ch : node.children) children.push_back(eg.find(ch));
+    if (children == want) return c.analysis().attrs_of(eg, node);
+  }
+  return std::nullopt;
+}
+
+egraph::Id merge_conv(ApplyContext& c, const Pair& m) {
+  std::optional<Attrs> attrs = conv_attrs(c, m);
+  if (!attrs || attrs->get_or<int64_t>("groups", 1) != 1) return egraph::kNoId;
+  Dims d{0, 0, attrs->get_or<int64_t>("channel_dim", 1)};
+  if (m.b1 != egraph::kNoId) {
+    // A bias holds the channels at the one dim where both have their weight's extent (a [C]
+    // bias, tt-mlir's 1x1x1xC, or C at the channel dim); the last such dim.
+    const Shape &b1 = shape_of(c, m.b1), &b2 = shape_of(c, m.b2);
+    int64_t n1 = shape_of(c, m.w1)[0], n2 = shape_of(c, m.w2)[0];
+    d.bias = -1;
+    for (int64_t i = 0; i < std::min(b1.rank(), b2.rank()); ++i) {
+      if (b1[i] == n1 && b2[i] == n2) d.bias = i;
+    }
+  }
+  return merge(c, m, OpKind::Conv2d, *attrs, d);
+}
+
+} // namespace
+
+egraph::Id merge_convs(ApplyContext& c) {
+  return merge_conv(c, Pair{c.cls(0), c.cls(1), c.cls(2), c.cls(3), c.cls(4)});
+}
+
+egraph::Id merge_convs_bias(ApplyContext& c) {
+  return merge_conv(c, Pair{c.cls(0), c.cls(1), c.cls(2), c.cls(3), c.cls(5), c.cls(4), c.cls(6)});
 }
 
 egraph::Id compose_slices(ApplyContext& c) {

@@ -204,6 +204,7 @@ void concat_sources(const egraph::EGraph& eg, egraph::Id cls, std::vector<egraph
 
 Verdict concat_sources_ordered(const MatchContext& m) {
   std::optional<int64_t> n = m.integer(2);
+  if (!n) return Verdict::decline("the limit is not an integer");
   std::vector<egraph::Id> a, b;
   concat_sources(m.egraph(), m.cls(0), a, 0);
   concat_sources(m.egraph(), m.cls(1), b, 0);
@@ -212,7 +213,7 @@ Verdict concat_sources_ordered(const MatchContext& m) {
   if (last_a >= first_b) {
     return Verdict::decline("the first value's parts do not all precede the second's");
   }
-  return accept_if(n && static_cast<int64_t>(a.size() + b.size()) <= *n,
+  return accept_if(static_cast<int64_t>(a.size() + b.size()) <= *n,
                    "together they would concatenate too many values");
 }
 

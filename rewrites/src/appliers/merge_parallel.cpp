@@ -94,43 +94,41 @@ egraph::Id merge(ApplyContext& c, const Pair& m, OpKind kind, const Attrs& attrs
   return c.if_fits_root(sp);
 }
 
-// A product's output dims: the weights' columns (last dim) or, transposed, rows; the bias's
-// and the result's last dim.
-egraph::Id merge_products(ApplyContext& c, const Pair& m, OpKind kind, const Attrs& attrs,
-                          bool transposed) {
+// Two products merged: `transposed` (argument) is their transpose_b, `activation` (argument,
+// linears only) their activation. Declines when an argument is a literal of another kind.
+// The output dims: the weights' columns (last dim) or, transposed, rows; the bias's and the
+// result's last dim.
+egraph::Id merge_products(ApplyContext& c, const Pair& m, OpKind kind, size_t transposed,
+                          std::optional<size_t> activation) {
+  const egraph::AttrValue& t = c.attr(transposed);
+  if (t.kind() != egraph::AttrValue::Kind::kBool) return egraph::kNoId;
+  Attrs attrs;
+  attrs.set("transpose_b", t.as_bool());
+  if (activation) {
+    const egraph::AttrValue& a = c.attr(*activation);
+    if (a.kind() != egraph::AttrValue::Kind::kString) return egraph::kNoId;
+    attrs.set("activation", a.as_string());
+  }
   int64_t w = shape_of(c, m.w1).rank(), r = shape_of(c, m.p).rank();
   int64_t b = m.b1 == egraph::kNoId ? 0 : shape_of(c, m.b1).rank();
-  return merge(c, m, kind, attrs, Dims{transposed ? w - 2 : w - 1, b - 1, r - 1});
-}
-
-Attrs product_attrs(bool transposed) {
-  Attrs a;
-  a.set("transpose_b", transposed);
-  return a;
-}
-
-Attrs linear_attrs(const ApplyContext& c, size_t transposed_arg, size_t activation_arg) {
-  Attrs a = product_attrs(c.attr(transposed_arg).as_bool());
-  a.set("activation", c.attr(activation_arg).as_string());
-  return a;
+  return merge(c, m, kind, attrs, Dims{t.as_bool() ? w - 2 : w - 1, b - 1, r - 1});
 }
 
 } // namespace
 
 egraph::Id merge_matmuls(ApplyContext& c) {
   Pair m{c.cls(0), c.cls(1), c.cls(2), c.cls(3), c.cls(4)};
-  bool t = c.attr(5).as_bool();
-  return merge_products(c, m, OpKind::Matmul, product_attrs(t), t);
+  return merge_products(c, m, OpKind::Matmul, 5, std::nullopt);
 }
 
 egraph::Id merge_linears(ApplyContext& c) {
   Pair m{c.cls(0), c.cls(1), c.cls(2), c.cls(3), c.cls(5), c.cls(4), c.cls(6)};
-  return merge_products(c, m, OpKind::Linear, linear_attrs(c, 7, 8), c.attr(7).as_bool());
+  return merge_products(c, m, OpKind::Linear, 7, 8);
 }
 
 egraph::Id merge_linears_no_bias(ApplyContext& c) {
   Pair m{c.cls(0), c.cls(1), c.cls(2), c.cls(3), c.cls(4)};
-  return merge_products(c, m, OpKind::Linear, linear_attrs(c, 5, 6), c.attr(5).as_bool());
+  return merge_products(c, m, OpKind::Linear, 5, 6);
 }
 
 namespace {

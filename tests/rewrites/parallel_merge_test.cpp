@@ -58,6 +58,12 @@ TEST(MultiPatternRules, ErrorsNameTheColumn) {
                             "false) if inner-single-use"),
             "bad.rules:1:81: error: guard 'inner-single-use' reads one left-side term; a "
             "multi-pattern has several");
+  EXPECT_EQ(rule_file_error("r: ?p = (neg ?x), ?q = (abs ?x) <=> @compose-slices(?x, 0, 0, 0, 0)"),
+            "bad.rules:1:37: error: a computed right side cannot be used with '<=>'");
+  EXPECT_EQ(rule_file_error("r: ?p = (neg ?x), , ?q = (abs ?x) => @compose-slices(?x, 0, 0, 0, 0)"),
+            "bad.rules:1:18: error: expected '?root = pattern' (a multi-pattern part)");
+  EXPECT_EQ(rule_file_error("r: ?p = (neg ?x), ?q = (abs ?x) => @merge-matmuls(?p, ?q, ?x, ?x)"),
+            "bad.rules:1:37: error: applier 'merge-matmuls' expects 6 arguments, got 4");
   EXPECT_EQ(rule_file_error("r: ?p = (transpose[dim0=?x, dim1=1] ?y), ?q = (neg ?x) => "
                             "@compose-slices(?y, 0, 0, 0, 0)"),
             "bad.rules:1:4: error: multi-pattern variable ?x is both a class variable and an "
@@ -131,7 +137,7 @@ TEST(ParallelMerge, ThreeLinearsBecomeOneAndSlices) {
   EXPECT_TRUE(same_values(g, s));
 }
 
-TEST(ParallelMerge, TransposedWeightsMatmulsAndActivations) {
+TEST(ParallelMerge, GateAndUpProjectionsWithTransposedWeights) {
   Graph g("main");
   Builder b(g);
   Value x = b.input("x", {2, 4, 8});

@@ -77,7 +77,8 @@ egraph::Id concat_flat(ApplyContext& c, egraph::Id a, egraph::Id b, int64_t dim)
 egraph::Id merge(ApplyContext& c, const Pair& m, OpKind kind, const Attrs& attrs, const Dims& d) {
   egraph::EGraph& eg = c.mutable_egraph();
   if (eg.find(m.p) == eg.find(m.q) || !concatenable(c, m, d)) return egraph::kNoId;
-  const Shape &p = shape_of(c, m.p), &q = shape_of(c, m.q);
+  // Copies: adding e-nodes below may move the analysis' facts.
+  const Shape p = shape_of(c, m.p), q = shape_of(c, m.q);
   if (d.result < 0 || d.result >= p.rank() || !agree_except(p, q, d.result)) return egraph::kNoId;
   std::vector<egraph::Id> operands = {m.x, concat_flat(c, m.w1, m.w2, d.weight)};
   if (m.b1 != egraph::kNoId) operands.push_back(concat_flat(c, m.b1, m.b2, d.bias));

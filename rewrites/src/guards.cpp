@@ -1,6 +1,7 @@
 // guards.cpp: every named guard rule files can use, one line of doc each. A guard that
 // declines says why; `tilesat opt --explain` prints the reasons.
 #include "tilesat/rewrites/builtins.h"
+#include "tilesat/rewrites/payload.h"
 
 #include <algorithm>
 #include <cmath>
@@ -186,6 +187,36 @@ Verdict leading_ones_reshape(const MatchContext& m) {
                    "rank would change");
 }
 
+// The values `cls` concatenates, through nested concats (itself when it is no concat).
+void concat_sources(const egraph::EGraph& eg, egraph::Id cls, std::vector<egraph::Id>& out,
+                    int depth) {
+  cls = eg.find(cls);
+  static const egraph::Symbol concat = op_symbol(OpKind::Concat);
+  bool joined = false;
+  if (depth < 8) {
+    for (egraph::NodeId n : eg.nodes_with_op(cls, concat)) {
+      joined = true;
+      for (egraph::Id ch : eg.node(n).children) concat_sources(eg, ch, out, depth + 1);
+    }
+  }
+  if (!joined) out.push_back(cls);
+}
+
+Verdict concat_sources_ordered(const MatchContext& m) {
+  std::optional<int64_t> n = m.integer(2);
+  if (!n) return Verdict::decline("the limit is not an integer");
+  std::vector<egraph::Id> a, b;
+  concat_sources(m.egraph(), m.cls(0), a, 0);
+  concat_sources(m.egraph(), m.cls(1), b, 0);
+  egraph::Id last_a = *std::max_element(a.begin(), a.end());
+  egraph::Id first_b = *std::min_element(b.begin(), b.end());
+  if (last_a >= first_b) {
+    return Verdict::decline("the first value's parts do not all precede the second's");
+  }
+  return accept_if(static_cast<int64_t>(a.size() + b.size()) <= *n,
+                   "together they would concatenate too many values");
+}
+
 const std::vector<GuardDef>& table() {
   static const std::vector<GuardDef> t = {
       // Dims ?i and ?j of ?x are its last two (in either order, negative counting from the end).
@@ -247,6 +278,15 @@ const std::vector<GuardDef>& table() {
        {P::Tensor, P::Tensor, P::Attr},
        "?s is ?b's shape with 1s prepended, and rank(?a) >= len(?s)",
        leading_ones_reshape},
+      // Bounds merging and keeps one order: ?a and ?b, seen through concats, are made of
+      // different values, each of ?a's before each of ?b's (by e-class id), at most n in all.
+      // Of two alike parts of a multi-pattern (?p, ?q and ?q, ?p both match) one passes, a
+      // value never pairs with itself or a part of itself, and every merge concatenates the
+      // same values in the same order, so merges in different orders meet in one e-node.
+      {"concat-sources-ordered",
+       {P::Tensor, P::Tensor, P::Attr},
+       "?a's values (through concats) all precede ?b's, at most n in all",
+       concat_sources_ordered},
   };
   return t;
 }

@@ -157,4 +157,11 @@ egraph::Id ApplyContext::if_fits_root(egraph::Id id) const {
   return t.same_value_type(root().type) ? id : egraph::kNoId;
 }
 
+bool ApplyContext::unite(egraph::Id cls, egraph::Id id) {
+  if (cls == egraph::kNoId || id == egraph::kNoId) return false;
+  const TensorType& a = analysis()[mut_.find(cls)].type;
+  if (!a.same_value_type(analysis()[mut_.find(id)].type)) return false;
+  return mut_.merge(cls, id, egraph::Justification::rule(rule_));
+}
+
 } // namespace tilesat::rewrites

@@ -4,10 +4,12 @@
 
 #include "tensor_rule.h"
 #include "tilesat/egraph/error.h"
+#include "tilesat/egraph/multipattern.h"
 #include "tilesat/graph/data_files.h"
 #include "tilesat/graph/diagnostic.h"
 #include "tilesat/rewrites/payload.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 #include <deque>
@@ -338,9 +340,26 @@ egraph::AttrValue parse_literal(const LineReader& line, std::string_view s) {
   return egraph::AttrValue(std::string(s));
 }
 
+/// The variables a left side (a pattern or a multi-pattern) binds: class variables first.
+struct LeftVars {
+  const std::vector<std::string>& names;
+  uint32_t num_class_vars;
+
+  template <class Searcher>
+  static LeftVars of(const Searcher& s) {
+    return {s.var_names(), s.num_class_vars()};
+  }
+  std::optional<egraph::Var> find_var(std::string_view name) const {
+    auto it = std::find(names.begin(), names.end(), name);
+    if (it == names.end()) return std::nullopt;
+    return egraph::Var{static_cast<uint32_t>(it - names.begin())};
+  }
+  bool is_attr_var(egraph::Var v) const { return v.index >= num_class_vars; }
+};
+
 /// The arguments of a call, checked against the declared parameter kinds.
 std::vector<RuleArg> resolve_args(const LineReader& line, const Call& call,
-                                  const std::vector<ParamKind>& params, const egraph::Pattern& lhs,
+                                  const std::vector<ParamKind>& params, const LeftVars& lhs,
                                   std::string_view what) {
   if (call.args.size() != params.size()) {
     line.fail(line.offset_of(call.name),
@@ -655,25 +674,28 @@ private:
              std::string_view lhs_text, std::string_view rhs_text, std::string_view guard_text,
              bool both, RuleFile& out) {
     RuleOrigin origin{line.file(), line.line(), std::string(trim(line.text()))};
-    auto lhs = std::make_shared<const egraph::Pattern>(
-        RuleBuilder(line, lhs_text).parse_side(true, false));
     std::vector<Call> calls;
     if (!guard_text.empty()) {
       for (std::string_view g : split_top_level(guard_text))
         calls.push_back(parse_call(guard_line, g));
     }
-    auto conditions_for = [&](const egraph::Pattern& left, const PatternPtr& left_ptr) {
+    // `left_ptr` is null for a multi-pattern, whose guards see no single left-side term.
+    auto conditions_for = [&](const LeftVars& left, const PatternPtr& left_ptr) {
       egraph::Rewrite::Conditions conds;
       for (const Call& c : calls) {
         const GuardDef* def = find_guard(c.name);
         if (def == nullptr)
           guard_line.fail(guard_line.offset_of(c.name), fmt::format("unknown guard '{}'", c.name));
+        if (left_ptr == nullptr && def->name == "inner-single-use")
+          guard_line.fail(guard_line.offset_of(c.name),
+                          "guard 'inner-single-use' reads one left-side term; a multi-pattern has "
+                          "several");
         conds.push_back(std::make_shared<detail::TensorGuard>(
             *def, resolve_args(guard_line, c, def->params, left, "guard"), left_ptr));
       }
       return conds;
     };
-    if (rhs_text.front() == '@') {
+    auto computed = [&](const LeftVars& left, const PatternPtr& left_ptr) {
       if (both)
         line.fail(line.offset_of(rhs_text), "a computed right side cannot be used with '<=>'");
       Call call = parse_call(line, rhs_text.substr(1));
@@ -681,9 +703,28 @@ private:
       if (def == nullptr) {
         line.fail(line.offset_of(call.name), fmt::format("unknown applier '@{}'", call.name));
       }
-      auto applier = std::make_shared<detail::ComputedRhs>(
-          *def, resolve_args(line, call, def->params, *lhs, "applier"), lhs);
-      out.rewrites.emplace_back(name, lhs, applier, conditions_for(*lhs, lhs));
+      return std::make_shared<detail::ComputedRhs>(
+          *def, resolve_args(line, call, def->params, left, "applier"), left_ptr,
+          egraph::Symbol::intern(name));
+    };
+    if (is_multi_pattern(lhs_text)) {
+      auto multi = std::make_shared<const egraph::MultiPattern>(read_multi_pattern(line, lhs_text));
+      if (rhs_text.front() != '@') {
+        line.fail(line.offset_of(rhs_text),
+                  "a multi-pattern left side needs a computed right side, '@name(...)', which "
+                  "rewrites each root");
+      }
+      LeftVars left = LeftVars::of(*multi);
+      auto applier = computed(left, nullptr);
+      out.rewrites.emplace_back(name, multi, applier, conditions_for(left, nullptr));
+      out.origins.push_back(origin);
+      return;
+    }
+    auto lhs = std::make_shared<const egraph::Pattern>(
+        RuleBuilder(line, lhs_text).parse_side(true, false));
+    if (rhs_text.front() == '@') {
+      auto applier = computed(LeftVars::of(*lhs), lhs);
+      out.rewrites.emplace_back(name, lhs, applier, conditions_for(LeftVars::of(*lhs), lhs));
       out.origins.push_back(origin);
       return;
     }
@@ -691,7 +732,7 @@ private:
         RuleBuilder(line, rhs_text).parse_side(false, true));
     check_bound(line, rhs_text, *rhs, *lhs);
     out.rewrites.emplace_back(name, lhs, std::make_shared<detail::PatternRhs>(rhs, lhs),
-                              conditions_for(*lhs, lhs));
+                              conditions_for(LeftVars::of(*lhs), lhs));
     out.origins.push_back(origin);
     if (!both) return;
     auto rev_lhs = std::make_shared<const egraph::Pattern>(
@@ -701,8 +742,47 @@ private:
     check_bound(line, lhs_text, *rev_rhs, *rev_lhs);
     out.rewrites.emplace_back(name + "-rev", rev_lhs,
                               std::make_shared<detail::PatternRhs>(rev_rhs, rev_lhs),
-                              conditions_for(*rev_lhs, rev_lhs));
+                              conditions_for(LeftVars::of(*rev_lhs), rev_lhs));
     out.origins.push_back(origin);
+  }
+
+  /// A left side of several parts, `?root = pattern, ...` (a `=` outside brackets).
+  static bool is_multi_pattern(std::string_view lhs) {
+    return find_top_level(lhs, "=") != std::string_view::npos;
+  }
+
+  /// Reads `?p = pattern, ?q = pattern, ...`; each part is checked as a left side is.
+  static egraph::MultiPattern read_multi_pattern(const LineReader& line, std::string_view text) {
+    std::vector<std::pair<std::string, egraph::Pattern>> parts;
+    for (std::string_view part : split_top_level(text)) {
+      std::string_view p = trim(part);
+      if (p.empty()) {
+        line.fail(line.offset_of(part), "expected '?root = pattern' (a multi-pattern part)");
+      }
+      size_t eq = find_top_level(p, "=");
+      std::string_view root = trim(p.substr(0, eq));
+      bool root_ok = root.size() > 1 && root.front() == '?';
+      for (char c : root.substr(root_ok ? 1 : 0)) root_ok = root_ok && is_name_char(c);
+      if (eq == std::string_view::npos || !root_ok) {
+        line.fail(line.offset_of(p),
+                  fmt::format("expected '?root = pattern' (a multi-pattern part), got '{}'", p));
+      }
+      std::string_view pattern = trim(p.substr(eq + 1));
+      if (pattern.empty()) {
+        line.fail(line.offset_of(p) + eq, fmt::format("expected a pattern after '{} ='", root));
+      }
+      if (pattern.front() != '(') {
+        line.fail(
+            line.offset_of(pattern),
+            fmt::format("expected an op pattern '(op ...)' after '{} =', got '{}'", root, pattern));
+      }
+      parts.emplace_back(std::string(root), RuleBuilder(line, pattern).parse_side(true, false));
+    }
+    try {
+      return egraph::MultiPattern(std::move(parts));
+    } catch (const egraph::RuleError& e) {
+      line.fail(line.offset_of(text), e.what());
+    }
   }
 
   static void check_bound(const LineReader& line, std::string_view side, const egraph::Pattern& rhs,

@@ -41,8 +41,8 @@ egraph::Verdict TensorGuard::check(const egraph::EGraph& eg, egraph::Id root,
 }
 
 ComputedRhs::ComputedRhs(const ApplierDef& def, std::vector<RuleArg> args,
-                         std::shared_ptr<const egraph::Pattern> lhs)
-    : def_(def), args_(std::move(args)), lhs_(std::move(lhs)) {}
+                         std::shared_ptr<const egraph::Pattern> lhs, egraph::Symbol rule)
+    : def_(def), args_(std::move(args)), lhs_(std::move(lhs)), rule_(rule) {}
 
 std::vector<std::string> ComputedRhs::var_names() const {
   return var_args(args_);
@@ -51,6 +51,7 @@ std::vector<std::string> ComputedRhs::var_names() const {
 egraph::Id ComputedRhs::apply_one(egraph::EGraph& eg, egraph::Id root, const egraph::Subst& subst,
                                   std::span<const egraph::Var> vars) const {
   ApplyContext c(eg, analysis_of(eg), root, subst, args_, vars, lhs_.get());
+  c.set_rule(rule_);
   return def_.apply(c);
 }
 

@@ -12,7 +12,7 @@
 
 namespace tilesat::rewrites::detail {
 
-/// A guard from builtins.h applied to a rule's arguments.
+/// A guard from builtins.h applied to a rule's arguments (`lhs` null for a multi-pattern).
 class TensorGuard final : public egraph::Condition {
 public:
   TensorGuard(const GuardDef& def, std::vector<RuleArg> args,
@@ -28,11 +28,12 @@ private:
   std::shared_ptr<const egraph::Pattern> lhs_;
 };
 
-/// A computed right side from builtins.h applied to a rule's arguments.
+/// A computed right side from builtins.h applied to a rule's arguments. `lhs` is null for a
+/// multi-pattern left side; `rule` justifies the unions the applier makes itself.
 class ComputedRhs final : public egraph::Applier {
 public:
   ComputedRhs(const ApplierDef& def, std::vector<RuleArg> args,
-              std::shared_ptr<const egraph::Pattern> lhs);
+              std::shared_ptr<const egraph::Pattern> lhs, egraph::Symbol rule);
   std::vector<std::string> var_names() const override;
   egraph::Id apply_one(egraph::EGraph& eg, egraph::Id root, const egraph::Subst& subst,
                        std::span<const egraph::Var> vars) const override;
@@ -41,6 +42,7 @@ private:
   const ApplierDef& def_;
   std::vector<RuleArg> args_;
   std::shared_ptr<const egraph::Pattern> lhs_;
+  egraph::Symbol rule_;
 };
 
 /// A right-side pattern. Attributes it does not write get their defaults; its root inherits

@@ -146,9 +146,17 @@ TEST(HeaderExamples, MultiPatternAndUmbrella) {
     g.merge(s[v[0]], s[v[1]]);
     return kNoId;
   };
-  auto mp = std::make_shared<MultiPattern>(MultiPattern::parse("?a = (f ?x), ?b = (g ?x)"));
+  auto mp =
+      std::make_shared<MultiPattern>(MultiPattern::parse("?a = (f[k=?t] ?x), ?b = (g[k=?t] ?x)"));
   Rewrite r("fg", mp, applier({"?a", "?b"}, unite_a_b));
   EXPECT_EQ(r.lhs(), nullptr);
+  EGraph fg;
+  Id fa = fg.add_term(RecExpr::parse("(f[k=1] a)"));
+  Id ga = fg.add_term(RecExpr::parse("(g[k=1] a)"));
+  Id gb = fg.add_term(RecExpr::parse("(g[k=2] a)"));
+  Runner().run(fg, std::vector<Rewrite>{r});
+  EXPECT_EQ(fg.find(fa), fg.find(ga));
+  EXPECT_NE(fg.find(fa), fg.find(gb));
 
   EGraph eg;
   Id root = eg.add_term(RecExpr::parse("(+ a b)"));

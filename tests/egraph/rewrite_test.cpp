@@ -256,4 +256,27 @@ TEST(Rewrite, MultiPatternJoinsOnSharedVariables) {
   EXPECT_THROW(MultiPattern::parse("(f ?x) = ?p"), ParseError);
 }
 
+TEST(Rewrite, MultiPatternJoinsAttributeVariablesOnEqualValues) {
+  EGraph eg;
+  Id f1 = eg.add_term(RecExpr::parse("(f[k=1] a)"));
+  eg.add_term(RecExpr::parse("(g[k=1, j=2] a)"));
+  eg.add_term(RecExpr::parse("(g[k=2] a)"));
+  eg.add_term(RecExpr::parse("(g[k=1] b)"));
+  eg.rebuild();
+  MultiPattern mp = MultiPattern::parse("?p = (f[k=?t] ?x), ?q = (g[k=?t] ?x)");
+  EXPECT_EQ(mp.var_names(), (std::vector<std::string>{"?p", "?x", "?q", "?t"}));
+  EXPECT_EQ(mp.num_class_vars(), 3u);
+  EXPECT_TRUE(mp.is_attr_var(*mp.find_var("?t")));
+  Matches m;
+  mp.search(eg, m, 100);
+  ASSERT_EQ(m.size(), 1u); // g[k=2] a differs in ?t, g[k=1] b in ?x
+  Subst s = m.subst(0, eg);
+  EXPECT_EQ(m.root(0), eg.find(f1));
+  EXPECT_EQ(s.attr(*mp.find_var("?t")), AttrValue(1));
+  // The parts' payloads differ (g's has j); the joined entries are equal.
+  EXPECT_EQ(s[*mp.find_var("?q")], eg.lookup_term(RecExpr::parse("(g[k=1, j=2] a)")));
+  // A name cannot be both kinds of variable.
+  EXPECT_THROW(MultiPattern::parse("?p = (f[k=?x] ?y), ?q = (g ?x)"), RuleError);
+}
+
 } // namespace tilesat::egraph

@@ -1,9 +1,11 @@
 // rewrite_test_support.cpp: see rewrite_test_support.h.
 #include "rewrite_test_support.h"
 
+#include "tilesat/graph/diagnostic.h"
 #include "tilesat/graph/interpreter.h"
 #include "tilesat/graph/printer.h"
 #include "tilesat/rewrites/optimize.h"
+#include "tilesat/rewrites/payload.h"
 #include "tilesat/rewrites/rule_file.h"
 #include "tilesat/rewrites/rule_sets.h"
 
@@ -71,6 +73,24 @@ void check_rewrite(const std::string& rules, const BuildFn& build, const std::st
   EXPECT_TRUE(same_values(g, out)) << "Input:\n"
                                    << print_graph(g) << "Output:\n"
                                    << print_graph(out);
+}
+
+std::string rule_file_error(const std::string& text) {
+  try {
+    parse_rule_file(text, "bad.rules");
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+double PerOpCost::cost(const egraph::EGraph&, const egraph::ENode& node,
+                       std::span<const double> child_costs) const {
+  double c = 0;
+  for (double x : child_costs) c += x;
+  std::optional<OpKind> kind = op_of(node.op);
+  if (!kind || *kind == OpKind::Argument) return c;
+  return c + op_cost_(*kind, node);
 }
 
 } // namespace tilesat::rewrites::testing

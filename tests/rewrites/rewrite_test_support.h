@@ -8,6 +8,7 @@
 // and checks that the result evaluates like the source on random inputs (1e-5 relative).
 #pragma once
 
+#include "tilesat/egraph/extract.h"
 #include "tilesat/egraph/rewrite.h"
 #include "tilesat/graph/builder.h"
 
@@ -31,6 +32,22 @@ Graph optimize_with(const Graph& g, const std::string& rules);
 ::testing::AssertionResult same_values(const Graph& a, const Graph& b, double rel_tol = 1e-5);
 /// The whole check of REWRITE_TEST; prints Input/Output/Expected on failure.
 void check_rewrite(const std::string& rules, const BuildFn& build, const std::string& expected);
+/// What parsing rule text `text` (as file "bad.rules") throws, or "no error".
+std::string rule_file_error(const std::string& text);
+
+/// A tree cost for extraction tests: arguments are free, any other e-node costs
+/// `op_cost(kind, node)` plus its children's costs.
+///   select_cheapest(teg, PerOpCost([](OpKind k, const egraph::ENode&) { return 1.0; }));
+class PerOpCost final : public egraph::CostFunction {
+public:
+  using OpCost = std::function<double(OpKind, const egraph::ENode&)>;
+  explicit PerOpCost(OpCost op_cost) : op_cost_(std::move(op_cost)) {}
+  double cost(const egraph::EGraph& eg, const egraph::ENode& node,
+              std::span<const double> child_costs) const override;
+
+private:
+  OpCost op_cost_;
+};
 
 } // namespace tilesat::rewrites::testing
 

@@ -1,4 +1,5 @@
 // Tests of rule_file.cpp: the format and every error the loader reports.
+#include "rewrite_test_support.h"
 #include "tilesat/graph/diagnostic.h"
 #include "tilesat/rewrites/rule_file.h"
 #include "tilesat/rewrites/rule_sets.h"
@@ -9,14 +10,7 @@
 namespace tilesat::rewrites {
 namespace {
 
-std::string load_error(const std::string& text) {
-  try {
-    parse_rule_file(text, "bad.rules");
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
-}
+using testing::rule_file_error;
 
 TEST(RuleFile, ReadsRulesCommentsAndBothDirections) {
   RuleFile f = parse_rule_file(R"(# a comment line
@@ -47,67 +41,67 @@ TEST(RuleFile, LeftSidesConstrainUnwrittenAttributesToTheirDefaults) {
 }
 
 TEST(RuleFile, UnknownOp) {
-  EXPECT_EQ(load_error("r: (frobnicate ?x) => ?x"),
+  EXPECT_EQ(rule_file_error("r: (frobnicate ?x) => ?x"),
             "bad.rules:1:5: error: unknown op 'frobnicate'");
 }
 
 TEST(RuleFile, UnboundVariable) {
-  EXPECT_EQ(load_error("\nr: (neg ?x) => (add ?x ?y)"),
+  EXPECT_EQ(rule_file_error("\nr: (neg ?x) => (add ?x ?y)"),
             "bad.rules:2:24: error: unbound variable ?y (the left side does not bind it)");
 }
 
 TEST(RuleFile, UnknownGuard) {
-  EXPECT_EQ(load_error("r: (neg (neg ?x)) => ?x if is-nice(?x)"),
+  EXPECT_EQ(rule_file_error("r: (neg (neg ?x)) => ?x if is-nice(?x)"),
             "bad.rules:1:28: error: unknown guard 'is-nice'");
 }
 
 TEST(RuleFile, GuardErrorsInOpSetRulesPointAtTheRuleLine) {
-  EXPECT_EQ(load_error("ops u = neg, abs\nr: (u (u ?x)) => ?x if is-nice(?x)"),
+  EXPECT_EQ(rule_file_error("ops u = neg, abs\nr: (u (u ?x)) => ?x if is-nice(?x)"),
             "bad.rules:2:24: error: unknown guard 'is-nice'");
-  EXPECT_EQ(load_error("ops u = neg, abs\nr: (u ?x) => ?x if single-use(?y)"),
+  EXPECT_EQ(rule_file_error("ops u = neg, abs\nr: (u ?x) => ?x if single-use(?y)"),
             "bad.rules:2:31: error: unbound variable ?y (the left side does not bind it)");
 }
 
 TEST(RuleFile, ControlCharactersAreAnErrorNotAHang) {
-  EXPECT_EQ(load_error(std::string("r: (neg \x01 ?x) => ?x")),
+  EXPECT_EQ(rule_file_error(std::string("r: (neg \x01 ?x) => ?x")),
             "bad.rules:1:9: error: expected an expression, got the control character 0x01");
   constexpr char kWithNuls[] = "r: (matm\x01\0\0ul ?x) => ?x";
-  EXPECT_EQ(load_error(std::string(kWithNuls, sizeof kWithNuls - 1)),
+  EXPECT_EQ(rule_file_error(std::string(kWithNuls, sizeof kWithNuls - 1)),
             "bad.rules:1:9: error: expected an expression, got the control character 0x01");
 }
 
 TEST(RuleFile, WrongArity) {
-  EXPECT_EQ(load_error("r: (add ?x) => ?x"),
+  EXPECT_EQ(rule_file_error("r: (add ?x) => ?x"),
             "bad.rules:1:5: error: 'add' expects 2 operands, got 1");
 }
 
 TEST(RuleFile, GuardArgumentsAreChecked) {
-  EXPECT_EQ(load_error("r: (neg ?x) => ?x if single-use(?x, ?x)"),
+  EXPECT_EQ(rule_file_error("r: (neg ?x) => ?x if single-use(?x, ?x)"),
             "bad.rules:1:22: error: guard 'single-use' expects 1 argument, got 2");
-  EXPECT_EQ(load_error("r: (neg ?x) => ?x if splat-equals(0, ?x)"),
+  EXPECT_EQ(rule_file_error("r: (neg ?x) => ?x if splat-equals(0, ?x)"),
             "bad.rules:1:35: error: argument 1 of guard 'splat-equals' expects a tensor variable, "
             "got '0'");
 }
 
 TEST(RuleFile, AttributesAreChecked) {
-  EXPECT_EQ(load_error("r: (matmul[transpose_c=true] ?a ?b) => ?a"),
+  EXPECT_EQ(rule_file_error("r: (matmul[transpose_c=true] ?a ?b) => ?a"),
             "bad.rules:1:12: error: unknown attribute 'transpose_c' of 'matmul' (attributes: "
             "transpose_a, transpose_b)");
-  EXPECT_EQ(load_error("r: (matmul[transpose_b=1] ?a ?b) => ?a"),
+  EXPECT_EQ(rule_file_error("r: (matmul[transpose_b=1] ?a ?b) => ?a"),
             "bad.rules:1:12: error: attribute 'transpose_b' of 'matmul' expects bool, got 1");
-  EXPECT_EQ(load_error("r: (neg ?x) => (transpose ?x)"),
+  EXPECT_EQ(rule_file_error("r: (neg ?x) => (transpose ?x)"),
             "bad.rules:1:17: error: right side: 'transpose' needs attribute 'dim0'");
 }
 
 TEST(RuleFile, SyntaxErrorsNameTheColumn) {
-  EXPECT_EQ(load_error("just text"),
+  EXPECT_EQ(rule_file_error("just text"),
             "bad.rules:1:1: error: expected 'name: lhs => rhs', got no rule name");
-  EXPECT_EQ(load_error("r: (neg ?x) ?x"), "bad.rules:1:3: error: expected '=>' or '<=>'");
-  EXPECT_THAT(load_error("r: (neg ?x => ?x"), ::testing::StartsWith("bad.rules:1:"));
+  EXPECT_EQ(rule_file_error("r: (neg ?x) ?x"), "bad.rules:1:3: error: expected '=>' or '<=>'");
+  EXPECT_THAT(rule_file_error("r: (neg ?x => ?x"), ::testing::StartsWith("bad.rules:1:"));
 }
 
 TEST(RuleFile, UnknownApplier) {
-  EXPECT_EQ(load_error("r: (neg ?x) => @no-such(?x)"),
+  EXPECT_EQ(rule_file_error("r: (neg ?x) => @no-such(?x)"),
             "bad.rules:1:17: error: unknown applier '@no-such'");
 }
 
@@ -184,54 +178,54 @@ TEST(RuleFile, ReadsLinesConstrainOperands) {
   EXPECT_FALSE(f.reads[0].accepts(LayoutBuffer::L1, LayoutMemory::Interleaved));
   EXPECT_FALSE(f.reads[0].accepts(LayoutBuffer::Dram, LayoutMemory::Interleaved));
   EXPECT_TRUE(f.reads[1].accepts(LayoutBuffer::Dram, LayoutMemory::Interleaved));
-  EXPECT_EQ(load_error("reads r: sum => l1"),
+  EXPECT_EQ(rule_file_error("reads r: sum => l1"),
             "bad.rules:1:16: error: expected 'BUFFER MEMORY' after '=>'");
-  EXPECT_EQ(load_error("reads r: sum => dram sharded"),
+  EXPECT_EQ(rule_file_error("reads r: sum => dram sharded"),
             "bad.rules:1:22: error: DRAM is interleaved (sharding is in L1)");
-  EXPECT_EQ(load_error("reads r: sum => l1 striped"),
+  EXPECT_EQ(rule_file_error("reads r: sum => l1 striped"),
             "bad.rules:1:20: error: expected 'interleaved', 'sharded', 'height_sharded', "
             "'width_sharded' or 'block_sharded', got 'striped'");
-  EXPECT_EQ(load_error("reads : sum => l1 sharded"),
+  EXPECT_EQ(rule_file_error("reads : sum => l1 sharded"),
             "bad.rules:1:7: error: expected 'reads NAME: ops => BUFFER MEMORY'");
-  EXPECT_EQ(load_error("reads r: => l1 sharded"),
+  EXPECT_EQ(rule_file_error("reads r: => l1 sharded"),
             "bad.rules:1:10: error: expected '*', an op or an op set, got ''");
 }
 
 TEST(RuleFile, LayoutErrorsNameThePlace) {
-  EXPECT_EQ(load_error("layout x: frob => tile l1 interleaved"),
+  EXPECT_EQ(rule_file_error("layout x: frob => tile l1 interleaved"),
             "bad.rules:1:11: error: expected '*', an op or an op set, got 'frob'");
-  EXPECT_EQ(load_error("layout x: * => tile l2 interleaved"),
+  EXPECT_EQ(rule_file_error("layout x: * => tile l2 interleaved"),
             "bad.rules:1:21: error: expected the buffer 'dram' or 'l1', got 'l2'");
-  EXPECT_EQ(load_error("layout x: * => rows l1 interleaved"),
+  EXPECT_EQ(rule_file_error("layout x: * => rows l1 interleaved"),
             "bad.rules:1:16: error: expected the layout 'tile' or 'row_major', got 'rows'");
-  EXPECT_EQ(load_error("layout x: * => row_major l1 height_sharded"),
+  EXPECT_EQ(rule_file_error("layout x: * => row_major l1 height_sharded"),
             "bad.rules:1:29: error: a row-major variant is interleaved (sharded values are "
             "whole tiles)");
-  EXPECT_EQ(load_error("layout x: * => tile l1 block_sharded grids some"),
+  EXPECT_EQ(rule_file_error("layout x: * => tile l1 block_sharded grids some"),
             "bad.rules:1:44: error: expected 'grids all' or 'grids largest', got 'grids some'");
-  EXPECT_EQ(load_error("layout x: * => tile l1 block_sharded grid all"),
+  EXPECT_EQ(rule_file_error("layout x: * => tile l1 block_sharded grid all"),
             "bad.rules:1:38: error: expected 'grids', got 'grid'");
-  EXPECT_EQ(load_error("layout x: * => tile l1 interleaved grids all"),
+  EXPECT_EQ(rule_file_error("layout x: * => tile l1 interleaved grids all"),
             "bad.rules:1:36: error: 'grids' applies to sharded variants (interleaved pages use "
             "every core)");
-  EXPECT_EQ(load_error("layout x: * => tile l1 block_sharded if max-cores(0)"),
+  EXPECT_EQ(rule_file_error("layout x: * => tile l1 block_sharded if max-cores(0)"),
             "bad.rules:1:51: error: max-cores expects a core count >= 1, got '0'");
-  EXPECT_EQ(load_error("layout x: * => tile dram block_sharded"),
+  EXPECT_EQ(rule_file_error("layout x: * => tile dram block_sharded"),
             "bad.rules:1:26: error: a DRAM variant is interleaved (sharding is in L1)");
-  EXPECT_EQ(load_error("layout x: * => tile l1 diagonal"),
+  EXPECT_EQ(rule_file_error("layout x: * => tile l1 diagonal"),
             "bad.rules:1:24: error: expected 'interleaved', 'height_sharded', 'width_sharded' "
             "or 'block_sharded', got 'diagonal'");
-  EXPECT_EQ(load_error("layout x: * => tile l1"),
+  EXPECT_EQ(rule_file_error("layout x: * => tile l1"),
             "bad.rules:1:15: error: expected 'LAYOUT BUFFER MEMORY [grids all|largest]' after "
             "'=>'");
-  EXPECT_EQ(load_error("layout x: * => tile l1 interleaved if fast"),
+  EXPECT_EQ(rule_file_error("layout x: * => tile l1 interleaved if fast"),
             "bad.rules:1:39: error: unknown layout condition 'fast' with 0 arguments "
             "(conditions: tile-aligned, min-cores(N), max-cores(N))");
-  EXPECT_EQ(load_error("layout x: * => tile l1 block_sharded if min-cores(0)"),
+  EXPECT_EQ(rule_file_error("layout x: * => tile l1 block_sharded if min-cores(0)"),
             "bad.rules:1:51: error: min-cores expects a core count >= 1, got '0'");
-  EXPECT_EQ(load_error("layout : * => tile l1 interleaved"),
+  EXPECT_EQ(rule_file_error("layout : * => tile l1 interleaved"),
             "bad.rules:1:8: error: expected 'layout NAME: ops => LAYOUT BUFFER MEMORY'");
-  EXPECT_EQ(load_error("layout x: !add => tile l1 interleaved"),
+  EXPECT_EQ(rule_file_error("layout x: !add => tile l1 interleaved"),
             "bad.rules:1:10: error: expected the ops the layout applies to");
 }
 

@@ -35,30 +35,20 @@ std::vector<egraph::Rewrite> small_splitting_rules(const std::string& only) {
 
 // Cost: (product of the operands' elements)^1.5 per op, data movement 1 (arguments free), so
 // two halves of an op cost less than the whole and the split forms are extracted.
-class SuperlinearCost final : public egraph::CostFunction {
-public:
-  explicit SuperlinearCost(const TensorEGraph& teg) : teg_(teg) {}
-  double cost(const egraph::EGraph&, const egraph::ENode& node,
-              std::span<const double> child_costs) const override {
-    double c = 0;
-    for (double x : child_costs) c += x;
-    std::optional<OpKind> kind = op_of(node.op);
-    if (!kind || *kind == OpKind::Argument) return c;
-    if (*kind == OpKind::Slice || *kind == OpKind::Concat) return c + 1;
+PerOpCost superlinear_cost(const TensorEGraph& teg) {
+  return PerOpCost([&teg](OpKind kind, const egraph::ENode& node) {
+    if (kind == OpKind::Slice || kind == OpKind::Concat) return 1.0;
     double product = 1;
     for (egraph::Id ch : node.children)
-      product *= static_cast<double>(teg_.facts_of(ch).type.shape.numel());
-    return c + std::pow(product, 1.5);
-  }
-
-private:
-  const TensorEGraph& teg_;
-};
+      product *= static_cast<double>(teg.facts_of(ch).type.shape.numel());
+    return std::pow(product, 1.5);
+  });
+}
 
 Graph split(const Graph& g, const std::string& only) {
   TensorEGraph teg = to_egraph(g);
   egraph::Runner().run(teg.egraph, small_splitting_rules(only));
-  return to_graph(teg, select_cheapest(teg, SuperlinearCost(teg)));
+  return to_graph(teg, select_cheapest(teg, superlinear_cost(teg)));
 }
 
 void expect_split(const BuildFn& build, OpKind joined_by, const std::string& only = "") {

@@ -40,7 +40,7 @@ int run_check(const Options& o) {
   cost::Device device = cost::load_device(o.device.empty() ? "wormhole_b0" : o.device);
   cost::CostModel model(device, copts);
   cost::DevicePlanResult planned = cost::optimize_for_device(
-      source, rules.rewrites, runner_config(o, source), model, cost::ExtractOptions{});
+      source, rules.rewrites, runner_config(o, source), model, extract_options(o));
   std::vector<uint8_t> bytes =
       lowering::lower_plan(planned.plan, lowering::DeviceSummary::of(device));
   runtime::Program program = runtime::Program::parse(std::move(bytes), source.name());

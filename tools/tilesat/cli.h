@@ -6,6 +6,7 @@
 // and its file.
 #pragma once
 
+#include "tilesat/cost/extract.h"
 #include "tilesat/cost/op_cost.h"
 #include "tilesat/cost/placement.h"
 #include "tilesat/egraph/rewrite.h"
@@ -98,6 +99,8 @@ RandomInit random_init(const Options& o, RandomInit fallback);
 /// The cost model's options from the flags (--math-fidelity, --no-const-eval, --trace) and
 /// the rule files' layout lines.
 cost::CostOptions cost_options(const Options& o, const SelectedRules& rules);
+/// Extraction's options from the flags (--extract-time-limit); throws on a negative limit.
+cost::ExtractOptions extract_options(const Options& o);
 /// Default e-graph node limit: 10000, or 4 nodes per node of the graph when that is more.
 inline constexpr size_t kDefaultNodeLimit = 10'000;
 /// The saturation limits of `--iter-limit`, `--node-limit` and `--time-limit` for graph `g`.

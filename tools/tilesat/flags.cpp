@@ -219,6 +219,7 @@ const Flag kFlags[] = {
     {"check", iter_limit_flag},
     {"check", node_limit_flag},
     {"check", time_limit_flag},
+    {"check", extract_time_limit_flag},
     {"check",
      [](CLI::App& a, Options& o) {
        a.add_option("--random-inputs", o.random_seed, "seed of the random inputs (default 1)")

@@ -49,6 +49,17 @@ cost::CostOptions cost_options(const Options& o, const SelectedRules& rules) {
   return copts;
 }
 
+cost::ExtractOptions extract_options(const Options& o) {
+  cost::ExtractOptions eopts;
+  if (o.extract_time_limit) {
+    if (!(*o.extract_time_limit >= 0))
+      throw Error(fmt::format("--extract-time-limit: expected seconds >= 0, got {}",
+                              *o.extract_time_limit));
+    eopts.exact_time_limit_s = *o.extract_time_limit;
+  }
+  return eopts;
+}
+
 RandomInit random_init(const Options& o, RandomInit fallback) {
   if (o.random_init.empty()) return fallback;
   return o.random_init == "fan-in" ? RandomInit::FanIn : RandomInit::Uniform;

@@ -25,13 +25,7 @@ int run_opt_plan(const Options& o, const SelectedRules& rules, SourceFile& file,
                             o.program_file, o.report_file));
   cost::CostOptions copts = cost_options(o, rules);
   cost::Device device = cost::load_device(o.device.empty() ? "wormhole_b0" : o.device);
-  cost::ExtractOptions eopts;
-  if (o.extract_time_limit) {
-    if (!(*o.extract_time_limit >= 0))
-      throw Error(fmt::format("--extract-time-limit: expected seconds >= 0, got {}",
-                              *o.extract_time_limit));
-    eopts.exact_time_limit_s = *o.extract_time_limit;
-  }
+  cost::ExtractOptions eopts = extract_options(o);
   std::vector<cost::DevicePlanResult> results;
   for (Module& m : file.modules) {
     // A TTNN module's arguments are already device tensors.

@@ -6,6 +6,10 @@
 
 namespace tilesat::rewrites::appliers {
 
+// A helper shared by the families (split.cpp).
+/// `x` sliced to [begin, end) along `dim` (kNoId when ill-typed).
+egraph::Id slice_along(ApplyContext& c, egraph::Id x, int64_t dim, int64_t begin, int64_t end);
+
 // data_movement.cpp
 egraph::Id compose_permutations(ApplyContext& c);
 egraph::Id compose_broadcasts(ApplyContext& c);
@@ -28,5 +32,13 @@ egraph::Id split_rows(ApplyContext& c);
 egraph::Id split_cols(ApplyContext& c);
 egraph::Id split_inner(ApplyContext& c);
 egraph::Id split_batch(ApplyContext& c);
+
+// merge_parallel.cpp
+egraph::Id merge_matmuls(ApplyContext& c);
+egraph::Id merge_linears(ApplyContext& c);
+egraph::Id merge_linears_no_bias(ApplyContext& c);
+egraph::Id merge_convs(ApplyContext& c);
+egraph::Id merge_convs_bias(ApplyContext& c);
+egraph::Id compose_slices(ApplyContext& c);
 
 } // namespace tilesat::rewrites::appliers

@@ -78,6 +78,37 @@ const std::vector<ApplierDef>& table() {
        {P::Tensor},
        "(?x): the matched conv2d as two halves of its batch, concatenated",
        appliers::split_batch},
+      {"merge-matmuls",
+       {P::Tensor, P::Tensor, P::Tensor, P::Tensor, P::Tensor, P::Attr},
+       "(?p, ?q, ?x, ?w1, ?w2, ?t): ?p = matmul(?x, ?w1) and ?q = matmul(?x, ?w2) (transpose_b "
+       "?t) as column slices of one matmul of ?x by the weights concatenated along their output "
+       "dim (weights equal but for it)",
+       appliers::merge_matmuls},
+      {"merge-linears",
+       {P::Tensor, P::Tensor, P::Tensor, P::Tensor, P::Tensor, P::Tensor, P::Tensor, P::Attr,
+        P::Attr},
+       "(?p, ?q, ?x, ?w1, ?b1, ?w2, ?b2, ?t, ?act): as merge-matmuls for two linears with "
+       "biases holding one entry per output column (concatenated too) and one activation",
+       appliers::merge_linears},
+      {"merge-linears-no-bias",
+       {P::Tensor, P::Tensor, P::Tensor, P::Tensor, P::Tensor, P::Attr, P::Attr},
+       "(?p, ?q, ?x, ?w1, ?w2, ?t, ?act): as merge-linears for two linears without bias",
+       appliers::merge_linears_no_bias},
+      {"merge-convs",
+       {P::Tensor, P::Tensor, P::Tensor, P::Tensor, P::Tensor},
+       "(?p, ?q, ?x, ?w1, ?w2): ?p = conv2d(?x, ?w1) and ?q = conv2d(?x, ?w2) with one set of "
+       "attributes (groups 1) as channel slices of one conv2d by the weights concatenated along "
+       "their output channels",
+       appliers::merge_convs},
+      {"merge-convs-bias",
+       {P::Tensor, P::Tensor, P::Tensor, P::Tensor, P::Tensor, P::Tensor, P::Tensor},
+       "(?p, ?q, ?x, ?w1, ?b1, ?w2, ?b2): as merge-convs with the biases concatenated too",
+       appliers::merge_convs_bias},
+      {"compose-slices",
+       {P::Tensor, P::Attr, P::Attr, P::Attr, P::Attr},
+       "(?x, ?b0, ?e0, ?b1, ?e1): slice(slice(?x, ?b0, ?e0), ?b1, ?e1) (unit steps) as one "
+       "slice of ?x",
+       appliers::compose_slices},
   };
   return t;
 }

@@ -6,9 +6,6 @@
 #include "tilesat/rewrites/payload.h"
 
 namespace tilesat::rewrites::appliers {
-namespace {
-
-constexpr int64_t kTile = 32;
 
 // Slice `x` to [begin, end) along `dim`.
 egraph::Id slice_along(ApplyContext& c, egraph::Id x, int64_t dim, int64_t begin, int64_t end) {
@@ -23,12 +20,9 @@ egraph::Id slice_along(ApplyContext& c, egraph::Id x, int64_t dim, int64_t begin
   return c.add(OpKind::Slice, xs, a);
 }
 
-// The extent's split point: half of it in whole tiles when it is whole tiles, else half of it
-// (0: an extent of 1 does not split).
-int64_t half_in_tiles(int64_t extent) {
-  if (extent % kTile == 0 && extent >= 2 * kTile) return (extent / kTile / 2) * kTile;
-  return extent / 2;
-}
+namespace {
+
+constexpr int64_t kTile = 32;
 
 egraph::Id concat2(ApplyContext& c, egraph::Id a, egraph::Id b, int64_t dim) {
   if (a == egraph::kNoId || b == egraph::kNoId) return egraph::kNoId;
@@ -36,6 +30,13 @@ egraph::Id concat2(ApplyContext& c, egraph::Id a, egraph::Id b, int64_t dim) {
   at.set("dim", dim);
   egraph::Id xs[] = {a, b};
   return c.add(OpKind::Concat, xs, at);
+}
+
+// The extent's split point: half of it in whole tiles when it is whole tiles, else half of it
+// (0: an extent of 1 does not split).
+int64_t half_in_tiles(int64_t extent) {
+  if (extent % kTile == 0 && extent >= 2 * kTile) return (extent / kTile / 2) * kTile;
+  return extent / 2;
 }
 
 struct Matched {

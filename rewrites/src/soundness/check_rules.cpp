@@ -1,5 +1,6 @@
 // check_rules.cpp: small instances of each rule's left side, the rule fired on them, and Z3
 // asked whether the two sides can differ.
+#include "tilesat/egraph/multipattern.h"
 #include "tilesat/graph/diagnostic.h"
 #include "tilesat/rewrites/builtins.h"
 #include "tilesat/rewrites/payload.h"
@@ -7,6 +8,7 @@
 #include "tilesat/rewrites/tensor_analysis.h"
 #include "z3_tensor.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 #include <numeric>
 
@@ -58,6 +60,10 @@ std::optional<std::vector<egraph::AttrValue>> attr_domain(std::string_view key, 
     lists({{2, 3}, {3, 2}, {6}, {3, 3}, {2, 3, 3}, {2, 2, 3}, {1, 2, 3}, {3, 1, 2}, {9}, {1, 6}});
   } else if (key == "dims" || key == "broadcast_dims") {
     lists({{}, {0}, {1}, {0, 1}, {1, 0}, {1, 2}, {0, 2}});
+  } else if (key == "activation") {
+    for (const char* a : {"", "relu"}) d.emplace_back(std::string(a));
+  } else if (key == "begins" || key == "ends") {
+    lists({{0, 0}, {0, 1}, {1, 2}, {0, 3}, {2, 3}, {1, 1}, {0, 0, 1}, {1, 2, 3}, {0, 1, 2}});
   } else if (key == "dim_arg") {
     lists({{0}, {1}, {-1}, {}});
   } else if (kind == AttrKind::Int) {
@@ -74,21 +80,78 @@ std::string shape_text(const Shape& s) {
   return s.rank() == 0 ? "scalar" : s.str();
 }
 
+// What an instance is built from: a pattern, or every part of a multi-pattern, as one list of
+// nodes (children first) whose variables are the rule's. A multi-pattern's root variables are
+// no leaves: each stands for the class its part's root node builds.
+class LeftSide {
+public:
+  explicit LeftSide(const egraph::Pattern& p)
+      : nodes_(p.nodes()), roots_{p.root()}, root_vars_{kNoRootVar}, names_(p.var_names()),
+        num_class_vars_(p.num_class_vars()) {}
+  explicit LeftSide(const egraph::MultiPattern& mp)
+      : names_(mp.var_names()), num_class_vars_(mp.num_class_vars()) {
+    for (const egraph::MultiPattern::Part& part : mp.parts()) {
+      auto offset = static_cast<uint32_t>(nodes_.size());
+      for (PatternNode n : part.pattern.nodes()) {
+        if (n.kind == PatternNode::Kind::kVar) n.var = part.vars[n.var.index];
+        for (egraph::PatternAttr& a : n.attrs) {
+          if (a.is_var) a.var = part.vars[a.var.index];
+        }
+        for (uint32_t& c : n.children) c += offset;
+        nodes_.push_back(std::move(n));
+      }
+      roots_.push_back(offset + part.pattern.root());
+      root_vars_.push_back(part.root.index);
+    }
+  }
+
+  static constexpr uint32_t kNoRootVar = ~0u;
+  const std::vector<PatternNode>& nodes() const { return nodes_; }
+  /// Each part's root node, and the root variable it binds (kNoRootVar for a pattern).
+  const std::vector<uint32_t>& roots() const { return roots_; }
+  const std::vector<uint32_t>& root_vars() const { return root_vars_; }
+  bool is_root_var(uint32_t v) const {
+    return std::find(root_vars_.begin(), root_vars_.end(), v) != root_vars_.end();
+  }
+  const std::vector<std::string>& var_names() const { return names_; }
+  uint32_t num_class_vars() const { return num_class_vars_; }
+  uint32_t num_attr_vars() const { return static_cast<uint32_t>(names_.size()) - num_class_vars_; }
+
+private:
+  std::vector<PatternNode> nodes_;
+  std::vector<uint32_t> roots_, root_vars_;
+  std::vector<std::string> names_;
+  uint32_t num_class_vars_ = 0;
+};
+
 class InstanceChecker {
 public:
   /// Instances of `instance` (the rule's left side, or a probe term for a rule whose left side
   /// is a bare variable); `constants`: every class variable may also be a splat constant.
-  InstanceChecker(const egraph::Rewrite& rule, const egraph::Pattern& instance, bool constants)
-      : rule_(rule), lhs_(instance), constants_(constants) {}
+  InstanceChecker(const egraph::Rewrite& rule, LeftSide instance, bool constants)
+      : rule_(rule), lhs_(std::move(instance)), constants_(constants) {}
 
   RuleCheck run() {
     RuleCheck out;
     out.rule = rule_.name();
-    const PatternNode& root = lhs_.nodes()[lhs_.root()];
-    if (root.kind != PatternNode::Kind::kOp) return not_checkable(out, "no op to instantiate");
+    std::vector<uint32_t> seen_roots;
+    for (size_t k = 0; k < lhs_.roots().size(); ++k) {
+      if (lhs_.nodes()[lhs_.roots()[k]].kind != PatternNode::Kind::kOp)
+        return not_checkable(out, "no op to instantiate");
+      uint32_t rv = lhs_.root_vars()[k];
+      if (rv == LeftSide::kNoRootVar) continue;
+      if (std::find(seen_roots.begin(), seen_roots.end(), rv) != seen_roots.end())
+        return not_checkable(out, "two parts share a root (one class holding both terms)");
+      seen_roots.push_back(rv);
+    }
     // Domains: one per class variable, then one per attribute variable.
     std::vector<size_t> sizes;
     for (uint32_t i = 0; i < lhs_.num_class_vars(); ++i) {
+      if (lhs_.is_root_var(i)) { // built by its part, not chosen
+        leaves_.push_back({LeafChoice{}});
+        sizes.push_back(1);
+        continue;
+      }
       bool splat = constants_;
       for (const auto& c : rule_.conditions()) {
         std::vector<std::string> vars = c->var_names();
@@ -193,9 +256,10 @@ private:
       arg_types.push_back(TensorType{DType::F32, leaves_[i][pick[i]].shape, {}});
     }
     TensorAnalysis& facts = eg.add_analysis<TensorAnalysis>(arg_types);
-    std::vector<egraph::Id> var_class(ncv);
+    std::vector<egraph::Id> var_class(ncv, egraph::kNoId);
     for (uint32_t i = 0; i < ncv; ++i) {
       const LeafChoice& leaf = leaves_[i][pick[i]];
+      if (lhs_.is_root_var(i)) continue;
       if (leaf.kind == 0) {
         egraph::Attrs p{{egraph::Symbol::intern("index"), egraph::AttrValue(static_cast<int>(i))}};
         var_class[i] = eg.add(op_symbol(OpKind::Argument), {}, eg.intern_attrs(p));
@@ -212,6 +276,7 @@ private:
       const PatternNode& n = lhs_.nodes()[i];
       if (n.kind == PatternNode::Kind::kVar) {
         ids[i] = var_class[n.var.index];
+        if (ids[i] == egraph::kNoId) return std::nullopt; // a root used before its part
         continue;
       }
       if (n.kind != PatternNode::Kind::kOp) return std::nullopt;
@@ -245,11 +310,13 @@ private:
       std::vector<egraph::Id> children;
       for (uint32_t c : n.children) children.push_back(ids[c]);
       ids[i] = eg.add(op_symbol(kind), children, eg.intern_attrs(to_payload(kind, attrs)));
+      for (size_t k = 0; k < lhs_.roots().size(); ++k) {
+        if (lhs_.roots()[k] == i && lhs_.root_vars()[k] != LeftSide::kNoRootVar)
+          var_class[lhs_.root_vars()[k]] = ids[i];
+      }
     }
     eg.rebuild();
-    egraph::Id root = eg.find(ids.back());
-    egraph::NodeId original = egraph::kNoId;
-    for (egraph::NodeId n : eg.eclass(root).nodes) original = std::min(original, n);
+    egraph::Id root = eg.find(ids[lhs_.roots().front()]);
     egraph::Matches m;
     rule_.search(eg, m, 1000);
     egraph::ApplyResult applied = rule_.apply(eg, m);
@@ -268,6 +335,7 @@ private:
                                    std::string& log) {
     std::string shapes;
     for (uint32_t i = 0; i < lhs_.num_class_vars(); ++i) {
+      if (lhs_.is_root_var(i)) continue;
       const LeafChoice& leaf = leaves_[i][pick[i]];
       shapes += fmt::format("{}{}={}{}", shapes.empty() ? "" : " ", lhs_.var_names()[i],
                             shape_text(leaf.shape),
@@ -325,7 +393,7 @@ private:
   }
 
   const egraph::Rewrite& rule_;
-  const egraph::Pattern& lhs_;
+  LeftSide lhs_;
   bool constants_;
   std::vector<std::vector<LeafChoice>> leaves_; // per class variable
   // Attribute variables' domains, then those of open_attrs_.
@@ -351,15 +419,17 @@ const std::vector<egraph::Pattern>& probes() {
 
 RuleCheck check_rule(const egraph::Rewrite& rule) {
   SizeThresholdsOff small_instances; // a size threshold does not change what a rule computes
+  if (const auto* multi = dynamic_cast<const egraph::MultiPattern*>(&rule.searcher()))
+    return InstanceChecker(rule, LeftSide(*multi), false).run();
   const egraph::Pattern& lhs = *rule.lhs();
   if (lhs.nodes()[lhs.root()].kind == PatternNode::Kind::kOp) {
-    return InstanceChecker(rule, lhs, false).run();
+    return InstanceChecker(rule, LeftSide(lhs), false).run();
   }
   RuleCheck out;
   out.rule = rule.name();
   std::vector<std::string> proved;
   for (const egraph::Pattern& probe : probes()) {
-    RuleCheck c = InstanceChecker(rule, probe, true).run();
+    RuleCheck c = InstanceChecker(rule, LeftSide(probe), true).run();
     if (c.status == Soundness::Refuted) {
       c.detail = fmt::format("on {}: {}", probe.to_string(), c.detail);
       return c;

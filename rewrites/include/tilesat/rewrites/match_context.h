@@ -101,9 +101,16 @@ public:
   egraph::Id add(OpKind kind, std::span<const egraph::Id> children, const Attrs& attrs);
   /// `id` when its class has the root's type (so it may be unioned with it), else kNoId.
   egraph::Id if_fits_root(egraph::Id id) const;
+  /// For multi-pattern rules, which rewrite several roots: unions class `cls` (a root other
+  /// than the match's) with `id` when both have the same type, justified by the rule; true
+  /// when the e-graph changed.
+  bool unite(egraph::Id cls, egraph::Id id);
+  /// The rule being applied (the justification of unite()).
+  void set_rule(egraph::Symbol rule) { rule_ = rule; }
 
 private:
   egraph::EGraph& mut_;
+  egraph::Symbol rule_;
 };
 
 } // namespace tilesat::rewrites

@@ -6,6 +6,9 @@
 // declares a physical variant for the cost model and `reads NAME: OPS => l1 sharded` where
 // ops read their operands (layout_rule.h). Left and right sides are egraph
 // patterns over the op registry's names; a right side may instead be a computed one, `@name(args)`.
+// A left side of several parts, `?p = (linear ?x ?w1 ?b1), ?q = (linear ?x ?w2 ?b2)`, is a
+// multi-pattern (egraph/multipattern.h): its parts match together, joined on shared variables,
+// and its computed right side rewrites each root.
 // Loading checks every op, arity, attribute, variable, guard and applier, and reports the
 // first problem as `file:line:col: error: ...` (a tilesat::Error).
 //

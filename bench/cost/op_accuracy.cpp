@@ -9,9 +9,10 @@
 // tt-metal's DEVICE KERNEL DURATION, which excludes the launch between ops, so it is compared
 // with the model's time less the descriptor's launch_us; "op": a traced op's whole time,
 // compared with the model's time), measured_us, kind ("measured" or "perf_target"), source.
-// Prints every row's prediction, error and dominant bound, then
+// Prints every row's prediction, error and bound (the largest of the model's compute, DRAM, NoC
+// and L1 times; "launch" when the launch outweighs them all), then
 //   median_ape=X p90_ape=Y kendall_tau=Z rows=N
-// over all rows and per op.
+// per op, per bound and over all rows.
 //   op_accuracy bench/cost/op_measured.csv
 #include "csv_fields.h"
 #include "measured_csv.h"
@@ -21,6 +22,7 @@
 #include "tilesat/graph/diagnostic.h"
 #include "tilesat/graph/dtype.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 #include <map>
@@ -127,15 +129,24 @@ struct Figures {
   }
 };
 
+// The model's largest bound, or "launch" when its launch outweighs them all.
+std::string bound_of(const CostBreakdown& c, double launch_us) {
+  double b = std::max({c.compute_us, c.dram_us, c.noc_us, c.l1_us});
+  if (launch_us >= b) return "launch";
+  if (b == c.compute_us) return "compute";
+  if (b == c.dram_us) return "dram";
+  return b == c.noc_us ? "noc" : "l1";
+}
+
 int run(const std::string& path) {
   std::map<std::string, Device> devices;
   std::vector<Row> rows = read_rows(path, devices);
   Figures all;
-  std::map<std::string, Figures> by_op;
+  std::map<std::string, Figures> by_op, by_bound;
   fmt::print("{:<8} {:<12} {:<10} {:<6} {:<9} {:<4} {:>5} {:>5} {:<6} {:>9} {:>9} {:>9} {:>6}  "
              "{:<8} {}\n",
              "op", "device", "shape", "dtype", "layout", "mem", "cores", "model", "metric",
-             "model_us", "compared", "measured", "ape%", "dominant", "kind");
+             "model_us", "compared", "measured", "ape%", "bound", "kind");
   for (const Row& r : rows) {
     const Device& d = *r.descriptor;
     CostModel model(d);
@@ -145,13 +156,16 @@ int run(const std::string& path) {
     double compared = r.metric == "kernel" ? e.us - d.launch_us : e.us;
     all.add(compared, r.measured_us);
     by_op[r.op].add(compared, r.measured_us);
+    std::string bound = bound_of(e.cost, d.launch_us);
+    by_bound[bound].add(compared, r.measured_us);
     fmt::print("{:<8} {:<12} {:<10} {:<6} {:<9} {:<4} {:>5} {:>5} {:<6} {:>9.2f} {:>9.2f} {:>9.2f} "
                "{:>6.1f}  {:<8} {}\n",
                r.op, r.device, r.shape_text, r.dtype_text, r.layout, r.memory, r.cores, e.cores,
                r.metric, e.us, compared, r.measured_us,
-               100.0 * std::abs(compared - r.measured_us) / r.measured_us, e.cost.dominant, r.kind);
+               100.0 * std::abs(compared - r.measured_us) / r.measured_us, bound, r.kind);
   }
   for (const auto& [op, f] : by_op) fmt::print("op={} {}\n", op, f.str());
+  for (const auto& [bound, f] : by_bound) fmt::print("bound={} {}\n", bound, f.str());
   fmt::print("overall {}\n", all.str());
   return 0;
 }

@@ -143,7 +143,7 @@ int run(const std::string& path) {
   std::vector<Row> rows = read_rows(path, devices);
   Figures all;
   std::map<std::string, Figures> by_op, by_bound;
-  fmt::print("{:<8} {:<12} {:<10} {:<6} {:<9} {:<4} {:>5} {:>5} {:<6} {:>9} {:>9} {:>9} {:>6}  "
+  fmt::print("{:<10} {:<14} {:<13} {:<6} {:<9} {:<4} {:>5} {:>5} {:<6} {:>9} {:>9} {:>9} {:>6}  "
              "{:<8} {}\n",
              "op", "device", "shape", "dtype", "layout", "mem", "cores", "model", "metric",
              "model_us", "compared", "measured", "ape%", "bound", "kind");
@@ -158,11 +158,12 @@ int run(const std::string& path) {
     by_op[r.op].add(compared, r.measured_us);
     std::string bound = bound_of(e.cost, d.launch_us);
     by_bound[bound].add(compared, r.measured_us);
-    fmt::print("{:<8} {:<12} {:<10} {:<6} {:<9} {:<4} {:>5} {:>5} {:<6} {:>9.2f} {:>9.2f} {:>9.2f} "
-               "{:>6.1f}  {:<8} {}\n",
-               r.op, r.device, r.shape_text, r.dtype_text, r.layout, r.memory, r.cores, e.cores,
-               r.metric, e.us, compared, r.measured_us,
-               100.0 * std::abs(compared - r.measured_us) / r.measured_us, bound, r.kind);
+    fmt::print(
+        "{:<10} {:<14} {:<13} {:<6} {:<9} {:<4} {:>5} {:>5} {:<6} {:>9.2f} {:>9.2f} {:>9.2f} "
+        "{:>6.1f}  {:<8} {}\n",
+        r.op, r.device, r.shape_text, r.dtype_text, r.layout, r.memory, r.cores, e.cores, r.metric,
+        e.us, compared, r.measured_us, 100.0 * std::abs(compared - r.measured_us) / r.measured_us,
+        bound, r.kind);
   }
   for (const auto& [op, f] : by_op) fmt::print("op={} {}\n", op, f.str());
   for (const auto& [bound, f] : by_bound) fmt::print("bound={} {}\n", bound, f.str());

@@ -12,6 +12,7 @@
 // over all rows and per kind.
 //   ccl_accuracy bench/cost/ccl_measured.csv
 #include "csv_fields.h"
+#include "measured_csv.h"
 #include "stats.h"
 #include "tilesat/cost/collective_cost.h"
 #include "tilesat/cost/device.h"
@@ -19,10 +20,8 @@
 #include "tilesat/graph/diagnostic.h"
 #include "tilesat/graph/dtype.h"
 
-#include <charconv>
 #include <cmath>
 #include <fmt/format.h>
-#include <fstream>
 #include <functional>
 #include <map>
 #include <optional>
@@ -42,17 +41,9 @@ struct Row {
 // Bytes of a tensor stored in 32x32 tiles: leading dims times the tiles of the last two.
 double tiled_bytes(const std::string& shape, DType dtype,
                    const std::function<Error(std::string)>& bad) {
-  std::vector<int64_t> dims;
-  size_t at = 0;
-  while (at <= shape.size()) {
-    size_t end = std::min(shape.find('x', at), shape.size());
-    int64_t v = 0;
-    auto [p, ec] = std::from_chars(shape.data() + at, shape.data() + end, v);
-    if (ec != std::errc() || p != shape.data() + end || v <= 0)
-      throw bad("expected positive dims joined by 'x', such as 1x32x4096");
-    dims.push_back(v);
-    at = end + 1;
-  }
+  std::optional<std::vector<int64_t>> parsed = bench::parse_dims(shape);
+  if (!parsed) throw bad("expected positive dims joined by 'x', such as 1x32x4096");
+  std::vector<int64_t> dims = *parsed;
   if (dims.size() < 2) dims.insert(dims.begin(), 1);
   double tiles = 1;
   for (size_t i = 0; i + 2 < dims.size(); ++i) tiles *= static_cast<double>(dims[i]);
@@ -62,62 +53,30 @@ double tiled_bytes(const std::string& shape, DType dtype,
 }
 
 std::vector<Row> read_rows(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw Error(fmt::format("{}: cannot open file", path));
-  std::string line;
-  if (!std::getline(in, line)) throw Error(SourceLoc{path, 1, 0}, "empty file (expected a header)");
-  std::map<std::string, size_t> col;
-  std::vector<std::string> header = bench::split_csv(line);
-  for (size_t i = 0; i < header.size(); ++i) col[header[i]] = i;
-  for (const char* r :
-       {"op", "device", "group", "links", "shape", "dtype", "measured_us", "kind", "source"})
-    if (!col.count(r)) throw Error(SourceLoc{path, 1, 0}, fmt::format("missing column '{}'", r));
+  bench::MeasuredCsv csv(
+      path, {"op", "device", "group", "links", "shape", "dtype", "measured_us", "kind", "source"});
   std::vector<Row> rows;
-  for (int lineno = 2; std::getline(in, line); ++lineno) {
-    if (line.empty() || line == "\r") continue;
-    std::vector<std::string> f = bench::split_csv(line);
-    auto get = [&](const char* name) -> const std::string& {
-      if (col.at(name) >= f.size())
-        throw Error(SourceLoc{path, lineno, 0}, fmt::format("missing value for column '{}'", name));
-      return f[col.at(name)];
-    };
-    auto bad = [&](const char* name) {
-      return [&, name](const std::string& why) {
-        return Error(SourceLoc{path, lineno, 0},
-                     fmt::format("column '{}': {} (got '{}')", name, why, get(name)));
-      };
-    };
+  while (csv.next()) {
     Row r;
-    r.line = lineno;
+    r.line = csv.line();
     try {
-      r.op = parse_collective(get("op"));
+      r.op = parse_collective(csv.get("op"));
     } catch (const Error& e) {
-      throw bad("op")(e.diagnostic().message);
+      throw csv.bad("op", e.diagnostic().message);
     }
-    r.device = get("device");
-    r.group = get("group");
+    r.device = csv.get("device");
+    r.group = csv.get("group");
     if (r.group != "all" && r.group != "axis0" && r.group != "axis1")
-      throw bad("group")("expected all, axis0 or axis1");
-    auto [p, ec] =
-        std::from_chars(get("links").data(), get("links").data() + get("links").size(), r.links);
-    if (ec != std::errc() || p != get("links").data() + get("links").size() || r.links <= 0)
-      throw bad("links")("expected a positive integer");
-    std::optional<DType> dtype = parse_dtype(get("dtype"));
-    if (!dtype) throw bad("dtype")("expected bf16, bfp8_b, f32 or i32");
-    r.dtype = get("dtype");
-    r.shape = get("shape");
-    r.bytes = tiled_bytes(r.shape, *dtype, bad("shape"));
-    try {
-      size_t used = 0;
-      r.measured_us = std::stod(get("measured_us"), &used);
-      if (used != get("measured_us").size() || !(r.measured_us > 0))
-        throw std::invalid_argument("");
-    } catch (const std::exception&) {
-      throw bad("measured_us")("expected a positive number of microseconds");
-    }
-    r.kind = get("kind");
-    if (r.kind != "measured" && r.kind != "perf_target")
-      throw bad("kind")("expected measured or perf_target");
+      throw csv.bad("group", "expected all, axis0 or axis1");
+    r.links = csv.positive_int("links");
+    std::optional<DType> dtype = parse_dtype(csv.get("dtype"));
+    if (!dtype) throw csv.bad("dtype", "expected bf16, bfp8_b, f32 or i32");
+    r.dtype = csv.get("dtype");
+    r.shape = csv.get("shape");
+    r.bytes =
+        tiled_bytes(r.shape, *dtype, [&](const std::string& why) { return csv.bad("shape", why); });
+    r.measured_us = csv.measured_us();
+    r.kind = csv.kind();
     rows.push_back(r);
   }
   return rows;
@@ -170,14 +129,5 @@ int run(const std::string& path) {
 } // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    fmt::print(stderr, "usage: ccl_accuracy FILE.csv\n");
-    return 2;
-  }
-  try {
-    return run(argv[1]);
-  } catch (const Error& e) {
-    fmt::print(stderr, "ccl_accuracy: {}\n", e.what());
-    return 1;
-  }
+  return tilesat::bench::run_on_csv(argc, argv, "ccl_accuracy", run);
 }

@@ -37,24 +37,12 @@ struct Sample {
 };
 
 double kendall_tau_b(const std::vector<Sample>& s) {
-  double concordant = 0, discordant = 0, ties_x = 0, ties_y = 0;
-  for (size_t i = 0; i < s.size(); ++i) {
-    for (size_t j = i + 1; j < s.size(); ++j) {
-      double dx = s[i].predicted_us - s[j].predicted_us;
-      double dy = s[i].measured_us - s[j].measured_us;
-      if (dx == 0 && dy == 0) continue;
-      if (dx == 0)
-        ties_x += 1;
-      else if (dy == 0)
-        ties_y += 1;
-      else if ((dx > 0) == (dy > 0))
-        concordant += 1;
-      else
-        discordant += 1;
-    }
+  std::vector<double> predicted, measured;
+  for (const Sample& x : s) {
+    predicted.push_back(x.predicted_us);
+    measured.push_back(x.measured_us);
   }
-  double denom = std::sqrt((concordant + discordant + ties_x) * (concordant + discordant + ties_y));
-  return denom == 0 ? 0 : (concordant - discordant) / denom;
+  return tilesat::bench::kendall_tau_b(predicted, measured);
 }
 
 std::string summary(const std::vector<Sample>& s, bool with_ratio = false) {

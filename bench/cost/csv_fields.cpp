@@ -1,5 +1,8 @@
-// csv_fields.cpp: splitting a CSV line.
+// csv_fields.cpp: splitting a CSV line, and the dims of a shape field.
 #include "csv_fields.h"
+
+#include <algorithm>
+#include <charconv>
 
 namespace tilesat::bench {
 
@@ -18,6 +21,20 @@ std::vector<std::string> split_csv(const std::string& line) {
   }
   out.push_back(cur);
   return out;
+}
+
+std::optional<std::vector<int64_t>> parse_dims(const std::string& shape) {
+  std::vector<int64_t> dims;
+  size_t at = 0;
+  while (at <= shape.size()) {
+    size_t end = std::min(shape.find('x', at), shape.size());
+    int64_t v = 0;
+    auto [p, ec] = std::from_chars(shape.data() + at, shape.data() + end, v);
+    if (ec != std::errc() || p != shape.data() + end || v <= 0) return std::nullopt;
+    dims.push_back(v);
+    at = end + 1;
+  }
+  return dims;
 }
 
 } // namespace tilesat::bench

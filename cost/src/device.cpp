@@ -61,6 +61,8 @@ const std::vector<std::pair<std::string, Setter>>& numeric_fields() {
        [](Device& d, const json& v, auto& p, auto& f) { d.dram_channels = positive_int(v, p, f); }},
       {"dram_bandwidth_gb_s", [](Device& d, const json& v, auto& p,
                                  auto& f) { d.dram_bandwidth_gb_s = positive_number(v, p, f); }},
+      {"dram_stream_gb_s", [](Device& d, const json& v, auto& p,
+                              auto& f) { d.dram_stream_gb_s = positive_number(v, p, f); }},
       {"noc_bytes_per_cycle_per_link",
        [](Device& d, const json& v, auto& p, auto& f) {
          d.noc_bytes_per_cycle_per_link = positive_number(v, p, f);

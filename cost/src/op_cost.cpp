@@ -362,7 +362,9 @@ double CostModel::read_us(const TensorUse& t, uint32_t cores, double* dram, doub
   const Device& d = device_;
   double bytes = static_cast<double>(tensor_bytes(t.type, t.placement.layout));
   if (t.placement.buffer == BufferType::DRAM) {
-    *dram += bytes / (d.dram_bandwidth_gb_s * 1e3);
+    // Tile-sized pages streamed to and from interleaved banks by every core: the stream rate,
+    // not the read microbenchmark's (cost/README.md, Beyond matmul).
+    *dram += bytes / (d.dram_stream_gb_s * 1e3);
   } else if (t.placement.memory == MemoryLayout::Interleaved) {
     *noc += d.cycles_to_us(bytes / (d.noc_bytes_per_cycle_per_link * cores));
   } else {

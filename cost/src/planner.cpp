@@ -126,7 +126,7 @@ private:
   // Microseconds a user spends reading a value of `type` placed at `p`.
   double read_cost(const TensorType& type, const Placement& p) const {
     double bytes = static_cast<double>(CostModel::tensor_bytes(type, p.layout));
-    if (p.buffer == BufferType::DRAM) return bytes / (dev_.dram_bandwidth_gb_s * 1e3);
+    if (p.buffer == BufferType::DRAM) return bytes / (dev_.dram_stream_gb_s * 1e3);
     double cores = static_cast<double>(
         p.memory == MemoryLayout::Interleaved ? dev_.grid_usable.cores() : p.grid.cores());
     double per_cycle = p.memory == MemoryLayout::Interleaved ? dev_.noc_bytes_per_cycle_per_link

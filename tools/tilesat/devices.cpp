@@ -38,6 +38,7 @@ std::string describe(const cost::Device& d) {
       {"dram_bytes", fmt::format("{}", d.dram_bytes)},
       {"dram_channels", fmt::format("{}", d.dram_channels)},
       {"dram_bandwidth_gb_s", fmt::format("{}", d.dram_bandwidth_gb_s)},
+      {"dram_stream_gb_s", fmt::format("{}", d.dram_stream_gb_s)},
       {"noc_bytes_per_cycle_per_link", fmt::format("{}", d.noc_bytes_per_cycle_per_link)},
       {"clock_ghz", fmt::format("{}", d.clock_ghz)},
       {"fpu_matmul_cycles_per_tile",

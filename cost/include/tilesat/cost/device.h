@@ -39,6 +39,10 @@ struct Device {
   int64_t dram_bytes = 0;
   int64_t dram_channels = 0;
   double dram_bandwidth_gb_s = 0;
+  /// DRAM bandwidth (reads plus writes) many cores achieve streaming tile-sized pages of
+  /// interleaved tensors through the NoC, as eltwise and data-movement ops do: below the read
+  /// microbenchmark's dram_bandwidth_gb_s, which places one reader beside each bank.
+  double dram_stream_gb_s = 0;
   double noc_bytes_per_cycle_per_link = 0;
   double clock_ghz = 0;
   /// FPU cycles for one 32x32x32 tile product, by MathFidelity (LoFi, HiFi2, HiFi3, HiFi4).

@@ -96,15 +96,7 @@ int run(const std::string& path) {
              "device", "group", "links", "shape", "dtype", "bytes", "predicted", "measured", "ape%",
              "dominant", "kind");
   for (const Row& r : rows) {
-    if (!devices.count(r.device)) {
-      try {
-        devices.emplace(r.device, load_device(r.device));
-      } catch (const Error& e) {
-        throw Error(SourceLoc{path, r.line, 0},
-                    fmt::format("column 'device': {}", e.diagnostic().message));
-      }
-    }
-    const Device& d = devices.at(r.device);
+    const Device& d = bench::cached_device(devices, r.device, path, r.line, "device");
     CollectiveGroup g;
     try {
       g = r.group == "all" ? all_chips_group(d, r.links)

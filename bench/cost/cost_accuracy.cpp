@@ -14,6 +14,7 @@
 //   cost_accuracy --by device,config,grid gemm_flops_n150.csv gemm_flops_p150_dev.csv
 //   cost_accuracy --fit-on gemm_flops_n150.csv gemm_flops_p150_dev.csv
 #include "gemm_csv.h"
+#include "measured_csv.h"
 #include "stats.h"
 #include "tilesat/cost/device.h"
 #include "tilesat/cost/op_cost.h"
@@ -82,17 +83,8 @@ public:
   explicit Devices(std::optional<double> block_latency_us = {}) : latency_(block_latency_us) {}
   const tilesat::cost::Device& get(const tilesat::bench::GemmRow& r, const std::string& file) {
     using namespace tilesat;
-    auto it = devices_.find(r.device);
-    if (it == devices_.end()) {
-      try {
-        it = devices_.emplace(r.device, cost::load_device(r.device)).first;
-      } catch (const Error& e) {
-        throw Error(SourceLoc{file, r.line, 0},
-                    fmt::format("column 'device': {}", e.diagnostic().message));
-      }
-      if (latency_) it->second.matmul_block_sync_us = *latency_;
-    }
-    const cost::Device& d = it->second;
+    cost::Device& d = bench::cached_device(devices_, r.device, file, r.line, "device");
+    if (latency_) d.matmul_block_sync_us = *latency_;
     if (r.config.grid.rows > d.grid_full.rows || r.config.grid.cols > d.grid_full.cols)
       throw Error(SourceLoc{file, r.line, 0},
                   fmt::format("grid {}x{} does not fit device {} ({}x{})", r.config.grid.cols,

@@ -72,16 +72,21 @@ const std::string& MeasuredCsv::kind() const {
   return k;
 }
 
-const cost::Device& MeasuredCsv::device(std::map<std::string, cost::Device>& cache,
-                                        const std::string& column) const {
-  const std::string& name = get(column);
+cost::Device& cached_device(std::map<std::string, cost::Device>& cache, const std::string& name,
+                            const std::string& file, int line, const std::string& column) {
   auto it = cache.find(name);
   if (it != cache.end()) return it->second;
   try {
     return cache.emplace(name, cost::load_device(name)).first->second;
   } catch (const Error& e) {
-    throw at_row(fmt::format("column '{}': {}", column, e.diagnostic().message));
+    throw Error(SourceLoc{file, line, 0},
+                fmt::format("column '{}': {}", column, e.diagnostic().message));
   }
+}
+
+const cost::Device& MeasuredCsv::device(std::map<std::string, cost::Device>& cache,
+                                        const std::string& column) const {
+  return cached_device(cache, get(column), path_, line_, column);
 }
 
 int run_on_csv(int argc, char** argv, const char* name,

@@ -52,6 +52,11 @@ private:
   int line_ = 1;
 };
 
+/// The device descriptor `name`, loaded once into `cache`; a load error names `file`, `line` and
+/// `column`.
+cost::Device& cached_device(std::map<std::string, cost::Device>& cache, const std::string& name,
+                            const std::string& file, int line, const std::string& column);
+
 /// `name FILE.csv`: runs `run` on the file; prints a usage line (exit 2) or the error (exit 1).
 int run_on_csv(int argc, char** argv, const char* name,
                const std::function<int(const std::string&)>& run);

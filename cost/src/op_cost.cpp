@@ -305,12 +305,7 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
   double noc_bytes = static_cast<double>(b.per_core_m * kt * m.in0_tile_bytes * blocks_n +
                                          kt * b.per_core_n * m.in1_tile_bytes * blocks_m);
   double noc_us = d.cycles_to_us(noc_bytes / d.noc_bytes_per_cycle_per_link);
-  // The larger of the in0 and in1 blocks a 2-D multicast fetches from DRAM per inner block.
-  const double fetch_us = matmul_block_fetch_us(
-      d,
-      std::max(static_cast<double>(b.out_block_h * b.in0_block_w * m.in0_tile_bytes),
-               m.in1_l1 ? 0.0
-                        : static_cast<double>(b.in0_block_w * b.out_block_w * m.in1_tile_bytes)));
+  double fetch_us = 0; // per inner block of a 2-D multicast whose in0 comes from DRAM
   if (one_d) {
     // One sender reads every block of the multicast operand (from DRAM or L1, over its link)
     // and then multicasts it, block after block, at the inner-block fetch rate.
@@ -324,7 +319,12 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
     // in0 comes from DRAM: before each inner block, a sender in every row reads its in0 block
     // (and one in every column its in1 block) and multicasts it. Double buffering overlaps the
     // fetch of the next block with the compute of this one, so the cores wait for the slower
-    // of the two per block.
+    // of the two per block. The larger of the two blocks sets the fetch.
+    fetch_us = matmul_block_fetch_us(
+        d,
+        std::max(static_cast<double>(b.out_block_h * b.in0_block_w * m.in0_tile_bytes),
+                 m.in1_l1 ? 0.0
+                          : static_cast<double>(b.in0_block_w * b.out_block_w * m.in1_tile_bytes)));
     compute_us = std::max(compute_us, static_cast<double>(blocks) * fetch_us);
   }
   std::string detail =

@@ -202,10 +202,8 @@ egraph::Id compose_slices(ApplyContext& c) {
   a.set("begins", begins);
   a.set("ends", ends);
   egraph::Id xs[] = {c.cls(0)};
-  if (!c.type_of(OpKind::Slice, xs, a) ||
-      !c.type_of(OpKind::Slice, xs, a)->same_value_type(c.root().type)) {
-    return egraph::kNoId;
-  }
+  std::optional<TensorType> t = c.type_of(OpKind::Slice, xs, a);
+  if (!t || !t->same_value_type(c.root().type)) return egraph::kNoId;
   return c.add(OpKind::Slice, xs, a);
 }
 

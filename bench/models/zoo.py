@@ -6,7 +6,7 @@ where there are some.
 
 usage: bench/models/zoo.py --tilesat build/tools/tilesat --zoo DIR
                            [--device wormhole_b0]... [--only NAME,...] [--check] [--lower]
-                           [--known-failures FILE] [--end-to-end] [--tilesat-arg ARG]...
+                           [--known-failures FILE] [--end-to-end] [--tilesat-arg ARG]... [--jobs N]
 
 Each model is planned in its own process (`tilesat opt M --device D --emit plan --report J`,
 under /usr/bin/time for the peak RSS), so one model's failure or memory does not touch the
@@ -23,6 +23,7 @@ parameter inputs, named `module.weight`, as weights for const-eval). A missing z
 with --check (ctest's skip). Needs only Python's standard library.
 """
 import argparse
+import concurrent.futures
 import json
 import os
 import re
@@ -58,11 +59,14 @@ def run(cmd, timeout):
 
 
 def plan_model(tilesat, path, device, lower, timeout, tmp, extra=()):
+    """Plans one model (with `lower`, also writes its program in the same run and loads it back
+    with `tilesat print`); the row of the table."""
     name = os.path.basename(path)[:-5]
     report = os.path.join(tmp, f"{name}.{device}.json")
+    prog = os.path.join(tmp, f"{name}.{device}.tsprog")
+    emit = ["--emit", "program", "-o", prog] if lower else ["--emit", "plan"]
     code, seconds, rss, out, err = run(
-        [tilesat, "opt", path, "--device", device, "--emit", "plan", "--report", report,
-         *extra], timeout)
+        [tilesat, "opt", path, "--device", device, *emit, "--report", report, *extra], timeout)
     row = {"model": name, "device": device, "plan_s": seconds, "rss_mib": rss}
     if code != 0:
         row["error"] = (err.splitlines() or ["exit %d" % code])[-1]
@@ -74,14 +78,9 @@ def plan_model(tilesat, path, device, lower, timeout, tmp, extra=()):
     row["one_time_us"] = r.get("predicted_one_time_us", 0)
     row["peak_l1"] = r["peak_l1_bytes_per_core"]
     if lower:
-        prog = os.path.join(tmp, f"{name}.{device}.tsprog")
-        code, _, _, _, err = run([tilesat, "opt", path, "--device", device, "--emit", "program",
-                                  "-o", prog, *extra], timeout)
-        if code == 0:
-            code, _, _, _, err = run([tilesat, "print", prog], timeout)
+        code, _, _, _, err = run([tilesat, "print", prog], timeout)
         row["lowered"] = "ok" if code == 0 else (err.splitlines() or ["exit %d" % code])[-1]
-        if os.path.exists(prog):
-            os.remove(prog)
+        os.remove(prog)
     return row
 
 
@@ -105,6 +104,8 @@ def main():
     ap.add_argument("--known-failures")
     ap.add_argument("--end-to-end", action="store_true")
     ap.add_argument("--tilesat-arg", action="append", default=[])
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="models planned at once (rows still print in zoo order)")
     a = ap.parse_args()
     known = set()
     if a.known_failures:
@@ -140,37 +141,38 @@ def main():
         return 1 if (a.check and failures) else 0
     print("model | device | ONNX nodes | device ops | plan s | peak MiB | predicted us | "
           "once us | peak L1 KiB | predicted /s | tt-metal n150" + (" | program" if a.lower else ""))
-    with tempfile.TemporaryDirectory() as tmp:
-        for fields in models:
+    with tempfile.TemporaryDirectory() as tmp, \
+            concurrent.futures.ThreadPoolExecutor(max_workers=max(1, a.jobs)) as pool:
+        jobs = [(fields, device, pool.submit(plan_model, a.tilesat,
+                                             os.path.join(a.zoo, fields[0] + ".onnx"), device,
+                                             a.lower, a.timeout, tmp, a.tilesat_arg))
+                for fields in models if not only or fields[0] in only for device in devices]
+        for fields, device, job in jobs:
             name, nodes = fields[0], fields[1]
-            if only and name not in only:
-                continue
-            for device in devices:
-                row = plan_model(a.tilesat, os.path.join(a.zoo, name + ".onnx"), device, a.lower,
-                                 a.timeout, tmp, a.tilesat_arg)
-                expected = (name, device) in known
-                if "error" in row or (a.lower and row.get("lowered") != "ok"):
-                    if expected:
-                        known.discard((name, device))
-                    else:
-                        failures += 1
-                if "error" in row:
-                    print(f"{name} | {device} | {nodes} | FAILED ({row['plan_s']:.2f} s, "
-                          f"{row['rss_mib']:.0f} MiB): {row['error']}", flush=True)
-                    continue
-                per_s = batch_of(name, fields[4]) / (row["predicted_us"] * 1e-6)
-                published = PUBLISHED.get(name, ("", 0))[0] if device == "wormhole_b0" else ""
-                lowered = ""
-                if a.lower:
-                    lowered = " | " + row["lowered"]
-                if expected and (name, device) in known:
+            row = job.result()
+            expected = (name, device) in known
+            if "error" in row or (a.lower and row.get("lowered") != "ok"):
+                if expected:
+                    known.discard((name, device))
+                else:
                     failures += 1
-                    print(f"  {name} on {device} now plans: remove it from {a.known_failures}")
-                print(f"{name} | {device} | {nodes} | {row['device_ops']} | {row['plan_s']:.2f} | "
-                      f"{row['rss_mib']:.0f} | {row['predicted_us']:.1f} | "
-                      f"{row['one_time_us']:.1f} | "
-                      f"{row['peak_l1'] / 1024:.0f} | {per_s:,.0f} | {published}{lowered}",
-                      flush=True)
+            if "error" in row:
+                print(f"{name} | {device} | {nodes} | FAILED ({row['plan_s']:.2f} s, "
+                      f"{row['rss_mib']:.0f} MiB): {row['error']}", flush=True)
+                continue
+            per_s = batch_of(name, fields[4]) / (row["predicted_us"] * 1e-6)
+            published = PUBLISHED.get(name, ("", 0))[0] if device == "wormhole_b0" else ""
+            lowered = ""
+            if a.lower:
+                lowered = " | " + row["lowered"]
+            if expected and (name, device) in known:
+                failures += 1
+                print(f"  {name} on {device} now plans: remove it from {a.known_failures}")
+            print(f"{name} | {device} | {nodes} | {row['device_ops']} | {row['plan_s']:.2f} | "
+                  f"{row['rss_mib']:.0f} | {row['predicted_us']:.1f} | "
+                  f"{row['one_time_us']:.1f} | "
+                  f"{row['peak_l1'] / 1024:.0f} | {per_s:,.0f} | {published}{lowered}",
+                  flush=True)
     print(f"{failures} failure(s)" + (" (beyond the known ones)" if a.known_failures else ""))
     return 1 if (a.check and failures) else 0
 

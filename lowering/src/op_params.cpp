@@ -101,10 +101,6 @@ IntList right_aligned(int64_t rank, int64_t out_rank) {
   return m;
 }
 
-int64_t norm_axis(int64_t a, int64_t rank) {
-  return a < 0 ? a + rank : a;
-}
-
 const Shape& shape_of(const Graph& g, NodeId id) {
   return g.node(id).type.shape;
 }

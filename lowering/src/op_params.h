@@ -38,4 +38,9 @@ bool is_matrix_product(OpKind k);
 /// Inner-dimension tiles of a matmul/linear node (1 for other ops).
 int64_t inner_tiles(const Graph& g, NodeId id);
 
+/// A possibly negative axis as a position: norm_axis(-1, 4) == 3.
+inline int64_t norm_axis(int64_t a, int64_t rank) {
+  return a < 0 ? a + rank : a;
+}
+
 } // namespace tilesat::lowering::detail

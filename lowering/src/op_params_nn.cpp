@@ -11,10 +11,6 @@ namespace {
 
 using IntList = std::vector<int64_t>;
 
-int64_t norm_axis(int64_t a, int64_t rank) {
-  return a < 0 ? a + rank : a;
-}
-
 // The graph's stride / padding / dilation in any written form (verified by shape inference:
 // values up to 2^20) and a kernel extent.
 fb::Window2d window(const Attrs& attrs, int64_t kh, int64_t kw) {

@@ -4,13 +4,12 @@
 #include "tilesat/graph/diagnostic.h"
 #include "tilesat/graph/op.h"
 #include "tilesat/rewrites/payload.h"
+#include "tilesat/rewrites/term_language.h"
 
 #include <fmt/format.h>
 
 namespace tilesat::rewrites {
 namespace {
-
-const egraph::Symbol kIndex = egraph::Symbol::intern("index");
 
 // The splat value of an op's result when it is determined by its operands' splats.
 std::optional<double> splat_of(OpKind kind, const Attrs& attrs,
@@ -81,7 +80,7 @@ TensorFacts TensorAnalysis::make(const egraph::EGraph& eg, const egraph::ENode& 
   std::optional<OpKind> kind = op_of(node.op);
   if (!kind) throw InternalError(fmt::format("tensor e-graph: unknown op '{}'", node.op.str()));
   if (*kind == OpKind::Argument) {
-    const egraph::AttrValue* index = eg.attrs(node.attrs).find(kIndex);
+    const egraph::AttrValue* index = eg.attrs(node.attrs).find(argument_index_attr());
     if (index == nullptr || !index->is_int() || index->as_int() < 0 ||
         static_cast<size_t>(index->as_int()) >= argument_types_.size()) {
       throw InternalError("tensor e-graph: argument without a valid index");

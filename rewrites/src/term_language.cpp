@@ -11,8 +11,6 @@
 namespace tilesat::rewrites {
 namespace {
 
-const egraph::Symbol kIndex = egraph::Symbol::intern("index");
-
 // Ops whose TTIR form carries every attribute, defaults included (tt-mlir's softmax prints
 // `dimension` and `numericStable` always).
 bool keeps_every_attr(OpKind kind) {
@@ -20,10 +18,15 @@ bool keeps_every_attr(OpKind kind) {
 }
 
 egraph::Attrs argument_payload(size_t index) {
-  return egraph::Attrs{{kIndex, egraph::AttrValue(static_cast<std::int64_t>(index))}};
+  return egraph::Attrs{{argument_index_attr(), egraph::AttrValue(static_cast<std::int64_t>(index))}};
 }
 
 } // namespace
+
+egraph::Symbol argument_index_attr() {
+  static const egraph::Symbol index = egraph::Symbol::intern("index");
+  return index;
+}
 
 TensorEGraph to_egraph(const Graph& g, ToEGraphOptions options) {
   g.verify_or_throw();

@@ -1,14 +1,14 @@
 // Tests of graph.cpp: building a graph, operand edges, users, topological order, names.
 #include "tilesat/graph/graph.h"
 
+#include "op_test_support.h"
+
 #include <gtest/gtest.h>
 
 namespace tilesat {
 namespace {
 
-TensorType f32(Shape s) {
-  return TensorType{DType::F32, std::move(s)};
-}
+using op_testing::f32;
 
 TEST(Graph, HeaderExample) {
   Graph g("main");

@@ -38,7 +38,7 @@ std::string raw(std::initializer_list<T> values) {
   return out;
 }
 
-std::string error_of(const std::string& bytes) {
+std::string npy_error_of(const std::string& bytes) {
   try {
     (void)parse_npy(bytes, "bad.npy");
     return "no error";
@@ -146,43 +146,43 @@ TEST(Npy, ReadsOtherFormatsAndVersions) {
 
 TEST(Npy, MalformedFilesAreErrors) {
   const std::string ok_dict = "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }";
-  EXPECT_EQ(error_of("hello"),
+  EXPECT_EQ(npy_error_of("hello"),
             "bad.npy: error: expected a .npy file (magic \\x93NUMPY), got other bytes");
-  EXPECT_EQ(error_of(""),
+  EXPECT_EQ(npy_error_of(""),
             "bad.npy: error: expected a .npy file (magic \\x93NUMPY), got other bytes");
-  EXPECT_EQ(error_of(npy(ok_dict, raw<float>({1}))),
+  EXPECT_EQ(npy_error_of(npy(ok_dict, raw<float>({1}))),
             "bad.npy: error: expected 8 bytes of data, got 4 (truncated file)");
-  EXPECT_EQ(error_of(npy(ok_dict, "").substr(0, 30)),
+  EXPECT_EQ(npy_error_of(npy(ok_dict, "").substr(0, 30)),
             "bad.npy: error: expected a 118-byte header, got 20 bytes");
   std::string v9 = npy(ok_dict, raw<float>({1, 2}));
   v9[6] = 9;
-  EXPECT_EQ(error_of(v9), "bad.npy: error: expected format version 1, 2 or 3, got 9");
-  EXPECT_EQ(error_of(npy("{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }",
+  EXPECT_EQ(npy_error_of(v9), "bad.npy: error: expected format version 1, 2 or 3, got 9");
+  EXPECT_EQ(npy_error_of(npy("{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }",
                          raw<float>({1, 2}))),
             "bad.npy: error: expected dtype <f4, <f8, <i4, <i8, |b1, |i1 or |u1, got '>f4'");
   EXPECT_EQ(
-      error_of(npy("{'descr': '<f4', 'fortran_order': True, 'shape': (2,), }", raw<float>({1, 2}))),
+      npy_error_of(npy("{'descr': '<f4', 'fortran_order': True, 'shape': (2,), }", raw<float>({1, 2}))),
       "bad.npy: error: expected C order (fortran_order False), got True");
-  EXPECT_EQ(error_of(npy("{'descr': '<f4', 'shape': (2,), }", raw<float>({1, 2}))),
+  EXPECT_EQ(npy_error_of(npy("{'descr': '<f4', 'shape': (2,), }", raw<float>({1, 2}))),
             "bad.npy: error: expected header keys 'descr', 'fortran_order' and 'shape'");
-  EXPECT_EQ(error_of(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2, x), }", "")),
+  EXPECT_EQ(npy_error_of(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2, x), }", "")),
             "bad.npy: error: expected an extent in 'shape', got 'x'");
-  EXPECT_EQ(error_of(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2", "")),
+  EXPECT_EQ(npy_error_of(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2", "")),
             "bad.npy: error: expected ',' or ')' in 'shape', got the end of the header");
-  EXPECT_EQ(error_of(npy("{'descr: '<f4'}", "")),
+  EXPECT_EQ(npy_error_of(npy("{'descr: '<f4'}", "")),
             "bad.npy: error: expected ':' in the header, got '<'");
-  EXPECT_EQ(error_of(npy("{'dtype': '<f4'}", "")),
+  EXPECT_EQ(npy_error_of(npy("{'dtype': '<f4'}", "")),
             "bad.npy: error: expected a header key 'descr', 'fortran_order' or 'shape', got "
             "'dtype'");
   EXPECT_EQ(
-      error_of(
+      npy_error_of(
           npy("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,), }", "")),
       "bad.npy: error: expected extents below 2^48 in 'shape'");
   EXPECT_EQ(
-      error_of(npy(
+      npy_error_of(npy(
           "{'descr': '<f4', 'fortran_order': False, 'shape': (1000000, 1000000, 1000000), }", "")),
       "bad.npy: error: expected at most 2^48 elements");
-  EXPECT_EQ(error_of(npy("{'descr': '<i8', 'fortran_order': False, 'shape': (1,), }",
+  EXPECT_EQ(npy_error_of(npy("{'descr': '<i8', 'fortran_order': False, 'shape': (1,), }",
                          raw<int64_t>({int64_t{1} << 40}))),
             "bad.npy: error: expected int64 values within int32 range, got 1099511627776 at "
             "element 0");

@@ -3,6 +3,8 @@
 #include "tilesat/graph/graph.h"
 #include "tilesat/graph/op.h"
 
+#include "op_test_support.h"
+
 #include <gtest/gtest.h>
 #include <set>
 
@@ -11,9 +13,7 @@ namespace {
 
 using IntList = std::vector<int64_t>;
 
-TensorType f32(Shape s) {
-  return TensorType{DType::F32, std::move(s)};
-}
+using op_testing::f32;
 TensorType bf16(Shape s) {
   return TensorType{DType::BF16, std::move(s)};
 }

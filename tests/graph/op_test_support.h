@@ -14,6 +14,11 @@
 
 namespace tilesat::op_testing {
 
+/// An f32 tensor type of shape `s`: f32({2, 3}).
+inline TensorType f32(Shape s) {
+  return TensorType{DType::F32, std::move(s)};
+}
+
 /// A tensor of shape `s` holding `v`.
 inline Tensor T(Shape s, std::vector<float> v, DType d = DType::F32) {
   return Tensor(TensorType{d, std::move(s)}, std::move(v));

@@ -1,14 +1,14 @@
 // Tests of verify.cpp: every problem Graph::verify reports, with exact messages.
 #include "tilesat/graph/graph.h"
 
+#include "op_test_support.h"
+
 #include <gtest/gtest.h>
 
 namespace tilesat {
 namespace {
 
-TensorType f32(Shape s) {
-  return TensorType{DType::F32, std::move(s)};
-}
+using op_testing::f32;
 
 std::vector<std::string> messages(const Graph& g) {
   std::vector<std::string> out;

@@ -4,24 +4,24 @@
 namespace tilesat::rewrites {
 namespace {
 
-constexpr const char* kRules = "broadcast-folding";
+constexpr const char* kBroadcastFoldingRules = "broadcast-folding";
 
 REWRITE_TEST(
-    BroadcastFolding, BiasBroadcastFoldsIntoAdd, kRules,
+    BroadcastFolding, BiasBroadcastFoldsIntoAdd, kBroadcastFoldingRules,
     [](Builder& b) {
       b.output(b.add(b.input("x", {4, 8}), b.broadcast(b.weight("bias", {8}), {4, 8}, {1})));
     },
     "add")
 
 REWRITE_TEST(
-    BroadcastFolding, NumpyBroadcastFoldsIntoLhs, kRules,
+    BroadcastFolding, NumpyBroadcastFoldsIntoLhs, kBroadcastFoldingRules,
     [](Builder& b) {
       b.output(b.subtract(b.broadcast(b.input("a", {1, 8}), {4, 8}), b.input("x", {4, 8})));
     },
     "subtract")
 
 REWRITE_TEST(
-    BroadcastFolding, ColumnBroadcastFolds, kRules,
+    BroadcastFolding, ColumnBroadcastFolds, kBroadcastFoldingRules,
     [](Builder& b) {
       b.output(b.multiply(b.input("x", {4, 8}), b.broadcast(b.input("c", {4}), {4, 8}, {0})));
     },
@@ -29,14 +29,14 @@ REWRITE_TEST(
 
 // Explicit dims describe the broadcast operand, but here it has the higher rank.
 REWRITE_TEST(
-    BroadcastFolding, HigherRankExplicitBroadcastStays, kRules,
+    BroadcastFolding, HigherRankExplicitBroadcastStays, kBroadcastFoldingRules,
     [](Builder& b) {
       b.output(b.add(b.input("a", {8}), b.broadcast(b.input("c", {4, 1}), {4, 8}, {0, 1})));
     },
     "broadcast add")
 
 REWRITE_TEST(
-    BroadcastFolding, EqualBroadcastsMoveBelowTheOp, kRules,
+    BroadcastFolding, EqualBroadcastsMoveBelowTheOp, kBroadcastFoldingRules,
     [](Builder& b) {
       b.output(b.add(b.broadcast(b.input("a", {1, 8}), {4, 8}),
                      b.broadcast(b.input("b", {1, 8}), {4, 8})));
@@ -44,7 +44,7 @@ REWRITE_TEST(
     "add broadcast")
 
 REWRITE_TEST(
-    BroadcastFolding, BroadcastToOwnShapeVanishes, kRules,
+    BroadcastFolding, BroadcastToOwnShapeVanishes, kBroadcastFoldingRules,
     [](Builder& b) {
       b.output(b.relu(b.broadcast(b.input("x", {4, 8}), {4, 8})));
     },
@@ -52,28 +52,28 @@ REWRITE_TEST(
 
 // dims [1, 0] on a 4x4 tensor moves elements: not an identity.
 REWRITE_TEST(
-    BroadcastFolding, PermutingBroadcastStays, kRules,
+    BroadcastFolding, PermutingBroadcastStays, kBroadcastFoldingRules,
     [](Builder& b) {
       b.output(b.relu(b.broadcast(b.input("x", {4, 4}), {4, 4}, {1, 0})));
     },
     "broadcast relu")
 
 REWRITE_TEST(
-    BroadcastFolding, BroadcastsMerge, kRules,
+    BroadcastFolding, BroadcastsMerge, kBroadcastFoldingRules,
     [](Builder& b) {
       b.output(b.broadcast(b.broadcast(b.input("x", {8}), {4, 8}), {2, 4, 8}));
     },
     "broadcast")
 
 REWRITE_TEST(
-    BroadcastFolding, BroadcastsWithDimsMerge, kRules,
+    BroadcastFolding, BroadcastsWithDimsMerge, kBroadcastFoldingRules,
     [](Builder& b) {
       b.output(b.broadcast(b.broadcast(b.input("x", {4}), {4, 8}, {0}), {4, 8, 2}, {0, 1}));
     },
     "broadcast")
 
 REWRITE_TEST(
-    BroadcastFolding, UnsqueezedBiasFoldsIntoAdd, kRules,
+    BroadcastFolding, UnsqueezedBiasFoldsIntoAdd, kBroadcastFoldingRules,
     [](Builder& b) {
       Value x = b.input("x", {2, 4, 8});
       b.output(b.add(x, b.reshape(b.weight("bias", {8}), {1, 1, 8})));
@@ -81,7 +81,7 @@ REWRITE_TEST(
     "add")
 
 REWRITE_TEST(
-    BroadcastFolding, UnsqueezeThatRaisesTheRankStays, kRules,
+    BroadcastFolding, UnsqueezeThatRaisesTheRankStays, kBroadcastFoldingRules,
     [](Builder& b) {
       Value x = b.input("x", {4, 8});
       b.output(b.add(x, b.reshape(b.weight("bias", {8}), {1, 1, 8})));
@@ -89,7 +89,7 @@ REWRITE_TEST(
     "reshape add")
 
 REWRITE_TEST(
-    BroadcastFolding, MatrixWithLeadingOnesFolds, kRules,
+    BroadcastFolding, MatrixWithLeadingOnesFolds, kBroadcastFoldingRules,
     [](Builder& b) {
       Value x = b.input("x", {2, 4, 8});
       b.output(b.add(x, b.reshape(b.weight("w", {4, 8}), {1, 4, 8})));
@@ -97,7 +97,7 @@ REWRITE_TEST(
     "add")
 
 REWRITE_TEST(
-    BroadcastFolding, ReshapeThatAppendsDimsStays, kRules,
+    BroadcastFolding, ReshapeThatAppendsDimsStays, kBroadcastFoldingRules,
     [](Builder& b) {
       Value x = b.input("x", {2, 8, 8});
       b.output(b.add(x, b.reshape(b.weight("bias", {8}), {8, 1})));

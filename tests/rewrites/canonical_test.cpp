@@ -4,24 +4,24 @@
 namespace tilesat::rewrites {
 namespace {
 
-constexpr const char* kRules = "canonical";
+constexpr const char* kCanonicalRules = "canonical";
 
 REWRITE_TEST(
-    Canonical, MaximumWithFullZeroIsRelu, kRules,
+    Canonical, MaximumWithFullZeroIsRelu, kCanonicalRules,
     [](Builder& b) {
       b.output(b.maximum(b.input("x", {4, 8}), b.full({4, 8}, 0.0)));
     },
     "relu")
 
 REWRITE_TEST(
-    Canonical, MaximumWithZeroFirstIsRelu, kRules,
+    Canonical, MaximumWithZeroFirstIsRelu, kCanonicalRules,
     [](Builder& b) {
       b.output(b.maximum(b.constant({4, 8}, {0.0}), b.input("x", {4, 8})));
     },
     "relu")
 
 REWRITE_TEST(
-    Canonical, MaximumWithReshapedScalarZeroIsRelu, kRules,
+    Canonical, MaximumWithReshapedScalarZeroIsRelu, kCanonicalRules,
     [](Builder& b) {
       b.output(b.maximum(b.input("x", {2, 4, 8}, DType::BF16),
                          b.reshape(b.full({}, 0.0, DType::BF16), {1, 1, 1})));
@@ -30,7 +30,7 @@ REWRITE_TEST(
 
 // max(x, 1) is not a relu.
 REWRITE_TEST(
-    Canonical, MaximumWithOneStays, kRules,
+    Canonical, MaximumWithOneStays, kCanonicalRules,
     [](Builder& b) {
       b.output(b.maximum(b.input("x", {4, 8}), b.full({4, 8}, 1.0)));
     },
@@ -38,14 +38,14 @@ REWRITE_TEST(
 
 // The zeros are larger than x: relu(x) would have another shape.
 REWRITE_TEST(
-    Canonical, MaximumThatBroadcastsXStays, kRules,
+    Canonical, MaximumThatBroadcastsXStays, kCanonicalRules,
     [](Builder& b) {
       b.output(b.maximum(b.input("x", {8}), b.full({4, 8}, 0.0)));
     },
     "full maximum")
 
 REWRITE_TEST(
-    Canonical, TimesSigmoidIsSilu, kRules,
+    Canonical, TimesSigmoidIsSilu, kCanonicalRules,
     [](Builder& b) {
       Value x = b.input("x", {4, 8});
       b.output(b.multiply(x, b.sigmoid(x)));
@@ -53,7 +53,7 @@ REWRITE_TEST(
     "silu")
 
 REWRITE_TEST(
-    Canonical, SigmoidTimesXIsSilu, kRules,
+    Canonical, SigmoidTimesXIsSilu, kCanonicalRules,
     [](Builder& b) {
       Value x = b.input("x", {4, 8});
       b.output(b.multiply(b.sigmoid(x), x));
@@ -62,28 +62,28 @@ REWRITE_TEST(
 
 // y * sigmoid(x) is not a silu.
 REWRITE_TEST(
-    Canonical, TimesSigmoidOfAnotherStays, kRules,
+    Canonical, TimesSigmoidOfAnotherStays, kCanonicalRules,
     [](Builder& b) {
       b.output(b.multiply(b.input("y", {4, 8}), b.sigmoid(b.input("x", {4, 8}))));
     },
     "sigmoid multiply")
 
 REWRITE_TEST(
-    Canonical, ReshapeChainCollapses, kRules,
+    Canonical, ReshapeChainCollapses, kCanonicalRules,
     [](Builder& b) {
       b.output(b.reshape(b.reshape(b.input("x", {4, 8}), {8, 4}), {2, 16}));
     },
     "reshape")
 
 REWRITE_TEST(
-    Canonical, ReshapeBackVanishes, kRules,
+    Canonical, ReshapeBackVanishes, kCanonicalRules,
     [](Builder& b) {
       b.output(b.relu(b.reshape(b.reshape(b.input("x", {4, 8}), {32}), {4, 8})));
     },
     "relu")
 
 REWRITE_TEST(
-    Canonical, SoftmaxFromExplicitDecomposition, kRules,
+    Canonical, SoftmaxFromExplicitDecomposition, kCanonicalRules,
     [](Builder& b) {
       Value e = b.exp(b.input("x", {4, 8}));
       b.output(b.divide(e, b.broadcast(b.sum(e, {.dims = {1}, .keep_dim = true}), {4, 8})));
@@ -91,7 +91,7 @@ REWRITE_TEST(
     "softmax")
 
 REWRITE_TEST(
-    Canonical, SoftmaxFromImplicitDecomposition, kRules,
+    Canonical, SoftmaxFromImplicitDecomposition, kCanonicalRules,
     [](Builder& b) {
       Value e = b.exp(b.input("x", {4, 8}));
       b.output(b.divide(e, b.sum(e, {.dims = {0}, .keep_dim = true})));
@@ -100,7 +100,7 @@ REWRITE_TEST(
 
 // The sum reduces another tensor: not a softmax.
 REWRITE_TEST(
-    Canonical, SoftmaxNeedsTheSameExp, kRules,
+    Canonical, SoftmaxNeedsTheSameExp, kCanonicalRules,
     [](Builder& b) {
       Value e = b.exp(b.input("x", {4, 8}));
       b.output(b.divide(e, b.sum(b.exp(b.input("y", {4, 8})), {.dims = {1}, .keep_dim = true})));

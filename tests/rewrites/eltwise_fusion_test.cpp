@@ -10,17 +10,17 @@ namespace {
 using testing::optimize_with;
 using testing::same_values;
 
-constexpr const char* kRules = "eltwise-fusion";
+constexpr const char* kEltwiseFusionRules = "eltwise-fusion";
 
 REWRITE_TEST(
-    EltwiseFusion, AddReluFuses, kRules,
+    EltwiseFusion, AddReluFuses, kEltwiseFusionRules,
     [](Builder& b) {
       b.output(b.relu(b.add(b.input("a", {4, 8}), b.input("b", {4, 8}))));
     },
     "add_relu")
 
 REWRITE_TEST(
-    EltwiseFusion, AddReluKeepsBroadcastDims, kRules,
+    EltwiseFusion, AddReluKeepsBroadcastDims, kEltwiseFusionRules,
     [](Builder& b) {
       b.output(b.relu(b.add(b.input("x", {4, 8}), b.weight("bias", {8}), {.broadcast_dims = {1}})));
     },
@@ -28,7 +28,7 @@ REWRITE_TEST(
 
 // The sum is also a result: fusing it into the relu would compute it twice.
 REWRITE_TEST(
-    EltwiseFusion, SharedAddIsNotFused, kRules,
+    EltwiseFusion, SharedAddIsNotFused, kEltwiseFusionRules,
     [](Builder& b) {
       Value s = b.add(b.input("a", {4, 8}), b.input("b", {4, 8}));
       b.output(s);
@@ -37,7 +37,7 @@ REWRITE_TEST(
     "add relu")
 
 REWRITE_TEST(
-    EltwiseFusion, CoshIsOneKernel, kRules,
+    EltwiseFusion, CoshIsOneKernel, kEltwiseFusionRules,
     [](Builder& b) {
       Value x = b.input("x", {32, 32}, DType::BF16);
       b.output(b.multiply(b.add(b.exp(x), b.exp(b.neg(x))), b.scalar(0.5)));
@@ -45,7 +45,7 @@ REWRITE_TEST(
     "fused_eltwise")
 
 REWRITE_TEST(
-    EltwiseFusion, UnaryChainIsOneKernel, kRules,
+    EltwiseFusion, UnaryChainIsOneKernel, kEltwiseFusionRules,
     [](Builder& b) {
       b.output(b.sigmoid(b.tanh(b.exp(b.neg(b.input("x", {4, 8}))))));
     },
@@ -53,7 +53,7 @@ REWRITE_TEST(
 
 // exp(x) feeds two ops: seed 001 fuses only over op trees.
 REWRITE_TEST(
-    EltwiseFusion, NoFusionAcrossMultiUseValue, kRules,
+    EltwiseFusion, NoFusionAcrossMultiUseValue, kEltwiseFusionRules,
     [](Builder& b) {
       Value e = b.exp(b.input("x", {4, 8}));
       b.output(b.neg(e));
@@ -80,7 +80,7 @@ Graph sum_of_inputs(int n, DType dtype) {
 
 TEST(EltwiseFusion, WideTensorsLimitKernelsToSevenInputs) {
   Graph g = sum_of_inputs(9, DType::F32);
-  Graph out = optimize_with(g, kRules);
+  Graph out = optimize_with(g, kEltwiseFusionRules);
   std::vector<size_t> counts = fused_input_counts(out);
   ASSERT_FALSE(counts.empty());
   for (size_t c : counts) EXPECT_LE(c, 7u);
@@ -89,7 +89,7 @@ TEST(EltwiseFusion, WideTensorsLimitKernelsToSevenInputs) {
 
 TEST(EltwiseFusion, NarrowTensorsFuseUpToTheBufferLimit) {
   Graph g = sum_of_inputs(9, DType::BF16);
-  Graph out = optimize_with(g, kRules);
+  Graph out = optimize_with(g, kEltwiseFusionRules);
   EXPECT_EQ(fused_input_counts(out), std::vector<size_t>{9});
   EXPECT_EQ(out.num_ops(), 1u);
   EXPECT_TRUE(same_values(g, out));
@@ -97,7 +97,7 @@ TEST(EltwiseFusion, NarrowTensorsFuseUpToTheBufferLimit) {
 
 TEST(EltwiseFusion, AtMostThirtyTwoCircularBuffers) {
   Graph g = sum_of_inputs(40, DType::BF16);
-  Graph out = optimize_with(g, kRules);
+  Graph out = optimize_with(g, kEltwiseFusionRules);
   for (size_t c : fused_input_counts(out)) EXPECT_LE(c + 1, 32u);
   EXPECT_TRUE(same_values(g, out));
 }

@@ -4,17 +4,17 @@
 namespace tilesat::rewrites {
 namespace {
 
-constexpr const char* kRules = "linear-fusion";
+constexpr const char* kLinearFusionRules = "linear-fusion";
 
 REWRITE_TEST(
-    LinearFusion, MatmulPlusBiasIsLinear, kRules,
+    LinearFusion, MatmulPlusBiasIsLinear, kLinearFusionRules,
     [](Builder& b) {
       b.output(b.add(b.matmul(b.input("x", {4, 8}), b.weight("w", {8, 6})), b.weight("bias", {6})));
     },
     "linear")
 
 REWRITE_TEST(
-    LinearFusion, BiasFirstIsLinear, kRules,
+    LinearFusion, BiasFirstIsLinear, kLinearFusionRules,
     [](Builder& b) {
       b.output(b.add(b.weight("bias", {6}), b.matmul(b.input("x", {4, 8}), b.weight("w", {8, 6}))));
     },
@@ -22,7 +22,7 @@ REWRITE_TEST(
 
 // The product has a second user.
 REWRITE_TEST(
-    LinearFusion, SharedMatmulStays, kRules,
+    LinearFusion, SharedMatmulStays, kLinearFusionRules,
     [](Builder& b) {
       Value m = b.matmul(b.input("x", {4, 8}), b.weight("w", {8, 6}));
       b.output(b.subtract(m, b.add(m, b.weight("bias", {6}))));
@@ -31,7 +31,7 @@ REWRITE_TEST(
 
 // The bias broadcasts the product to a larger shape: a linear's result keeps the product's.
 REWRITE_TEST(
-    LinearFusion, BiasThatGrowsTheResultStays, kRules,
+    LinearFusion, BiasThatGrowsTheResultStays, kLinearFusionRules,
     [](Builder& b) {
       b.output(b.add(b.matmul(b.input("x", {4, 8}), b.weight("w", {8, 6})),
                      b.weight("bias", {2, 4, 6})));
@@ -39,7 +39,7 @@ REWRITE_TEST(
     "matmul add")
 
 REWRITE_TEST(
-    LinearFusion, BiasAfterReshapeMovesIntoLinear, kRules,
+    LinearFusion, BiasAfterReshapeMovesIntoLinear, kLinearFusionRules,
     [](Builder& b) {
       Value m = b.matmul(b.input("x", {4, 8}), b.weight("w", {8, 6}));
       b.output(b.add(b.reshape(m, {2, 2, 6}), b.weight("bias", {6})));
@@ -47,7 +47,7 @@ REWRITE_TEST(
     "linear reshape")
 
 REWRITE_TEST(
-    LinearFusion, ActivationFoldsIntoLinear, kRules,
+    LinearFusion, ActivationFoldsIntoLinear, kLinearFusionRules,
     [](Builder& b) {
       Value m = b.matmul(b.input("x", {4, 8}), b.weight("w", {8, 6}));
       b.output(b.sigmoid(b.add(m, b.weight("bias", {6}))));
@@ -55,7 +55,7 @@ REWRITE_TEST(
     "linear")
 
 REWRITE_TEST(
-    LinearFusion, ActivationFoldsIntoMatmul, kRules,
+    LinearFusion, ActivationFoldsIntoMatmul, kLinearFusionRules,
     [](Builder& b) {
       b.output(b.relu(b.matmul(b.input("x", {4, 8}), b.weight("w", {8, 6}))));
     },
@@ -63,14 +63,14 @@ REWRITE_TEST(
 
 // tt-mlir's matmul_silu: silu folds like the other activations.
 REWRITE_TEST(
-    LinearFusion, SiluFoldsIntoMatmul, kRules,
+    LinearFusion, SiluFoldsIntoMatmul, kLinearFusionRules,
     [](Builder& b) {
       b.output(b.silu(b.matmul(b.input("x", {4, 8}), b.weight("w", {8, 6}))));
     },
     "linear")
 
 REWRITE_TEST(
-    LinearFusion, SiluFoldsIntoLinear, kRules,
+    LinearFusion, SiluFoldsIntoLinear, kLinearFusionRules,
     [](Builder& b) {
       Value m = b.matmul(b.input("x", {4, 8}), b.weight("w", {8, 6}));
       b.output(b.silu(b.add(m, b.weight("bias", {6}))));
@@ -79,7 +79,7 @@ REWRITE_TEST(
 
 // The product is also a result (tt-mlir's matmul_multiple_uses): no activation fusion.
 REWRITE_TEST(
-    LinearFusion, ActivationOfSharedMatmulStays, kRules,
+    LinearFusion, ActivationOfSharedMatmulStays, kLinearFusionRules,
     [](Builder& b) {
       Value m = b.matmul(b.input("x", {4, 8}), b.weight("w", {8, 6}));
       b.output(m);
@@ -88,7 +88,7 @@ REWRITE_TEST(
     "matmul sigmoid")
 
 REWRITE_TEST(
-    LinearFusion, BiasThatBroadcastsOverTheReshapeStays, kRules,
+    LinearFusion, BiasThatBroadcastsOverTheReshapeStays, kLinearFusionRules,
     [](Builder& b) {
       Value a = b.input("a", {4, 8});
       Value w = b.weight("w", {8, 16});

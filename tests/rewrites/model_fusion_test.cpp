@@ -6,7 +6,7 @@
 namespace tilesat::rewrites {
 namespace {
 
-constexpr const char* kRules = "model-fusion";
+constexpr const char* kModelFusionRules = "model-fusion";
 
 // x * (erf(x / s) + 1) * 0.5 as PyTorch's nn.GELU exports it, with sqrt(2) rounded to f32.
 Value gelu_torch(Builder& b, Value x, double s = 1.4142135f, double half = 0.5) {
@@ -15,7 +15,7 @@ Value gelu_torch(Builder& b, Value x, double s = 1.4142135f, double half = 0.5) 
 }
 
 REWRITE_TEST(
-    ModelFusion, GeluFromErfForm, kRules,
+    ModelFusion, GeluFromErfForm, kModelFusionRules,
     [](Builder& b) {
       b.output(gelu_torch(b, b.input("x", {4, 8})));
     },
@@ -23,7 +23,7 @@ REWRITE_TEST(
 
 // BERT-style: (x * 0.5) * (1 + erf(x / sqrt(2))).
 REWRITE_TEST(
-    ModelFusion, GeluScaledFirstOneFirst, kRules,
+    ModelFusion, GeluScaledFirstOneFirst, kModelFusionRules,
     [](Builder& b) {
       Value x = b.input("x", {4, 8});
       Value p = b.add(b.scalar(1), b.erf(b.divide(x, b.scalar(1.4142135623730951))));
@@ -32,7 +32,7 @@ REWRITE_TEST(
     "gelu")
 
 REWRITE_TEST(
-    ModelFusion, GeluWithReciprocalScale, kRules,
+    ModelFusion, GeluWithReciprocalScale, kModelFusionRules,
     [](Builder& b) {
       Value x = b.input("x", {4, 8});
       Value e = b.erf(b.multiply(x, b.scalar(0.70710678)));
@@ -41,7 +41,7 @@ REWRITE_TEST(
     "gelu")
 
 REWRITE_TEST(
-    ModelFusion, GeluHalfFirst, kRules,
+    ModelFusion, GeluHalfFirst, kModelFusionRules,
     [](Builder& b) {
       Value x = b.input("x", {4, 8});
       Value e = b.erf(b.divide(x, b.scalar(1.4142135623730951)));
@@ -71,7 +71,7 @@ REWRITE_TEST(
 
 // Negative: a different scale (x / 2) is not GELU.
 REWRITE_TEST(
-    ModelFusion, WrongScaleIsNotGelu, kRules,
+    ModelFusion, WrongScaleIsNotGelu, kModelFusionRules,
     [](Builder& b) {
       b.output(gelu_torch(b, b.input("x", {4, 8}), 2.0));
     },
@@ -79,7 +79,7 @@ REWRITE_TEST(
 
 // Negative: erf of another tensor than the one multiplied.
 REWRITE_TEST(
-    ModelFusion, ErfOfOtherTensorIsNotGelu, kRules,
+    ModelFusion, ErfOfOtherTensorIsNotGelu, kModelFusionRules,
     [](Builder& b) {
       Value x = b.input("x", {4, 8});
       Value y = b.input("y", {4, 8});
@@ -97,7 +97,7 @@ Value layer_norm_parts(Builder& b, Value x, bool square, std::vector<int64_t> di
 }
 
 REWRITE_TEST(
-    ModelFusion, LayerNormFromPow, kRules,
+    ModelFusion, LayerNormFromPow, kModelFusionRules,
     [](Builder& b) {
       Value x = b.input("x", {2, 4, 8});
       b.output(b.add(b.multiply(layer_norm_parts(b, x, false), b.weight("g", {8})),
@@ -106,7 +106,7 @@ REWRITE_TEST(
     "layer_norm")
 
 REWRITE_TEST(
-    ModelFusion, LayerNormFromSquareOverTwoDims, kRules,
+    ModelFusion, LayerNormFromSquareOverTwoDims, kModelFusionRules,
     [](Builder& b) {
       b.output(layer_norm_parts(b, b.input("x", {2, 4, 8}), true, {1, 2}));
     },
@@ -114,7 +114,7 @@ REWRITE_TEST(
 
 // Negative: a mean over a leading dim is not a layer norm over trailing dims.
 REWRITE_TEST(
-    ModelFusion, LeadingDimMeanIsNotLayerNorm, kRules,
+    ModelFusion, LeadingDimMeanIsNotLayerNorm, kModelFusionRules,
     [](Builder& b) {
       b.output(layer_norm_parts(b, b.input("x", {2, 4, 8}), false, {0}));
     },
@@ -122,7 +122,7 @@ REWRITE_TEST(
 
 // Negative: a scale over the whole tensor shape does not broadcast to the normalized dims.
 REWRITE_TEST(
-    ModelFusion, FullShapeScaleStaysOutside, kRules,
+    ModelFusion, FullShapeScaleStaysOutside, kModelFusionRules,
     [](Builder& b) {
       Value x = b.input("x", {2, 8});
       b.output(b.add(b.multiply(layer_norm_parts(b, x, false), b.weight("g", {2, 8})),
@@ -131,7 +131,7 @@ REWRITE_TEST(
     "layer_norm multiply add")
 
 REWRITE_TEST(
-    ModelFusion, ConvBiasChannelsFirst, kRules,
+    ModelFusion, ConvBiasChannelsFirst, kModelFusionRules,
     [](Builder& b) {
       Value c = b.conv2d(b.input("x", {1, 3, 6, 6}), b.weight("w", {4, 3, 3, 3}),
                          Conv2dOptions{{2, 2}, {1, 1, 1, 1}, {1, 1}, 1, ""});
@@ -140,7 +140,7 @@ REWRITE_TEST(
     "reshape conv2d")
 
 REWRITE_TEST(
-    ModelFusion, ActivationFoldsIntoConv, kRules,
+    ModelFusion, ActivationFoldsIntoConv, kModelFusionRules,
     [](Builder& b) {
       b.output(b.sigmoid(b.conv2d(b.input("x", {1, 3, 6, 6}), b.weight("w", {4, 3, 3, 3}))));
     },
@@ -148,7 +148,7 @@ REWRITE_TEST(
 
 // Negative: the convolution feeds the activation and another op.
 REWRITE_TEST(
-    ModelFusion, SharedConvKeepsActivation, kRules,
+    ModelFusion, SharedConvKeepsActivation, kModelFusionRules,
     [](Builder& b) {
       Value c = b.conv2d(b.input("x", {1, 3, 6, 6}), b.weight("w", {4, 3, 3, 3}));
       b.output(b.add(b.relu(c), c));
@@ -156,7 +156,7 @@ REWRITE_TEST(
     "conv2d relu add")
 
 REWRITE_TEST(
-    ModelFusion, ConvBiasNchwFirstOperand, kRules,
+    ModelFusion, ConvBiasNchwFirstOperand, kModelFusionRules,
     [](Builder& b) {
       Value c = b.conv2d(b.input("x", {2, 4, 5, 5}), b.weight("w", {4, 2, 3, 3}),
                          Conv2dOptions{{1, 1}, {0, 0, 0, 0}, {1, 1}, 2, ""});
@@ -166,7 +166,7 @@ REWRITE_TEST(
 
 // Negative: a bias varying along width is not a per-channel bias.
 REWRITE_TEST(
-    ModelFusion, WidthBiasStays, kRules,
+    ModelFusion, WidthBiasStays, kModelFusionRules,
     [](Builder& b) {
       Value c = b.conv2d(b.input("x", {1, 3, 6, 6}), b.weight("w", {4, 3, 3, 3}));
       b.output(b.add(c, b.weight("bias", {4})));
@@ -175,7 +175,7 @@ REWRITE_TEST(
 
 // Negative: the convolution has a second user.
 REWRITE_TEST(
-    ModelFusion, SharedConvStays, kRules,
+    ModelFusion, SharedConvStays, kModelFusionRules,
     [](Builder& b) {
       Value c = b.conv2d(b.input("x", {1, 3, 6, 6}), b.weight("w", {4, 3, 3, 3}));
       b.output(b.multiply(c, b.add(c, b.weight("bias", {4, 1, 1}))));
@@ -196,7 +196,7 @@ NhwcConv nhwc_conv_add(Builder& b, Shape bias_shape, std::vector<int64_t> stride
 // The 1x1x1xC bias becomes the conv's bias operand as is; the fused conv keeps the layout (the
 // reference comparison checks it) and the activation folds into it.
 REWRITE_TEST(
-    ModelFusion, ConvBiasNhwc, kRules,
+    ModelFusion, ConvBiasNhwc, kModelFusionRules,
     [](Builder& b) {
       b.output(b.relu(nhwc_conv_add(b, {1, 1, 1, 4}, {2, 2}).sum));
     },
@@ -204,7 +204,7 @@ REWRITE_TEST(
 
 // Negative: in NHWC a [1, 1, C, 1] bias varies along width, not channels.
 REWRITE_TEST(
-    ModelFusion, NhwcWidthBiasStays, kRules,
+    ModelFusion, NhwcWidthBiasStays, kModelFusionRules,
     [](Builder& b) {
       b.output(nhwc_conv_add(b, {1, 1, 4, 1}).sum);
     },
@@ -212,7 +212,7 @@ REWRITE_TEST(
 
 // Negative: an NHWC conv with a second user keeps its bias add.
 REWRITE_TEST(
-    ModelFusion, SharedNhwcConvStays, kRules,
+    ModelFusion, SharedNhwcConvStays, kModelFusionRules,
     [](Builder& b) {
       NhwcConv c = nhwc_conv_add(b, {1, 1, 1, 4});
       b.output(b.multiply(c.conv, c.sum));

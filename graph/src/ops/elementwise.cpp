@@ -70,7 +70,7 @@ BinaryLayout binary_layout(const Shape& a, const Shape& b, const std::vector<int
   return l;
 }
 
-BinaryLayout layout_of(const Shape& a, const Shape& b, const Attrs& attrs) {
+BinaryLayout binary_layout_of(const Shape& a, const Shape& b, const Attrs& attrs) {
   return binary_layout(a, b, attrs.get<std::vector<int64_t>>("broadcast_dims"));
 }
 
@@ -78,7 +78,7 @@ template <class F>
 Tensor binary(const EvalArgs& in, F f) {
   const Tensor& a = *in.operands[0];
   const Tensor& b = *in.operands[1];
-  BinaryLayout l = layout_of(a.shape(), b.shape(), in.attrs);
+  BinaryLayout l = binary_layout_of(a.shape(), b.shape(), in.attrs);
   std::vector<int64_t> ao =
       strided_offsets(l.result, broadcast_strides(a.shape(), l.result, l.a_dims));
   std::vector<int64_t> bo =
@@ -105,7 +105,7 @@ float relu(float x) {
 TensorType infer_binary(const InferArgs& in) {
   const TensorType& a = *in.operands[0];
   const TensorType& b = *in.operands[1];
-  BinaryLayout l = layout_of(a.shape, b.shape, in.attrs);
+  BinaryLayout l = binary_layout_of(a.shape, b.shape, in.attrs);
   // A scalar adapts to the tensor it is combined with; two tensors must agree.
   bool a_scalar = a.shape.rank() == 0, b_scalar = b.shape.rank() == 0;
   DType dtype = a.dtype;

@@ -52,7 +52,7 @@ MatmulLayout matmul_layout(const Shape& a, const Shape& b, bool ta, bool tb) {
   return l;
 }
 
-MatmulLayout layout_of(const Shape& a, const Shape& b, const Attrs& attrs) {
+MatmulLayout matmul_layout_of(const Shape& a, const Shape& b, const Attrs& attrs) {
   return matmul_layout(a, b, attrs.get<bool>("transpose_a"), attrs.get<bool>("transpose_b"));
 }
 
@@ -94,7 +94,7 @@ void accumulate_block(double* acc, const float* const* a_rows, int64_t a_step, i
 }
 
 Tensor matmul(const Tensor& a, const Tensor& b, const Attrs& attrs, const TensorType& result) {
-  MatmulLayout l = layout_of(a.shape(), b.shape(), attrs);
+  MatmulLayout l = matmul_layout_of(a.shape(), b.shape(), attrs);
   bool ta = attrs.get<bool>("transpose_a") && !l.a_vector;
   bool tb = attrs.get<bool>("transpose_b") && !l.b_vector;
   // Element (i, j) of a stored matrix with `cols` columns is at i * cols + j.
@@ -145,7 +145,7 @@ TensorType infer_matmul(const InferArgs& in) {
   const TensorType& a = *in.operands[0];
   const TensorType& b = *in.operands[1];
   check_same_dtype(a.dtype, b.dtype);
-  return TensorType{a.dtype, layout_of(a.shape, b.shape, in.attrs).result, {}};
+  return TensorType{a.dtype, matmul_layout_of(a.shape, b.shape, in.attrs).result, {}};
 }
 
 Tensor eval_matmul(const EvalArgs& in) {

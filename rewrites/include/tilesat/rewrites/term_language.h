@@ -41,6 +41,10 @@ struct ToEGraphOptions {
   bool explanations = false;
 };
 
+/// The attribute holding an argument leaf's position: `arg[index=2]` is the third argument.
+///   eg.attrs(node.attrs).find(argument_index_attr())->as_int();  // 2
+egraph::Symbol argument_index_attr();
+
 /// Loads `g` (which must verify) into a fresh tensor e-graph.
 TensorEGraph to_egraph(const Graph& g, ToEGraphOptions options = {});
 

@@ -18,7 +18,8 @@ bool keeps_every_attr(OpKind kind) {
 }
 
 egraph::Attrs argument_payload(size_t index) {
-  return egraph::Attrs{{argument_index_attr(), egraph::AttrValue(static_cast<std::int64_t>(index))}};
+  return egraph::Attrs{
+      {argument_index_attr(), egraph::AttrValue(static_cast<std::int64_t>(index))}};
 }
 
 } // namespace

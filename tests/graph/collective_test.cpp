@@ -137,7 +137,7 @@ TEST(Collectives, PlainInterpreterOnlyForOneChip) {
     FAIL() << "expected an error";
   } catch (const Error& e) {
     EXPECT_EQ(e.diagnostic().message,
-              "'ttir.all_gather' combines the values of several chips; evaluate a mesh program "
+              "'ttir.all_gather' moves values between the chips of a mesh; evaluate a mesh program "
               "with interpret_mesh (or tilesat check --device <mesh>)");
   }
 }

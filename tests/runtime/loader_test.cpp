@@ -1,5 +1,6 @@
 // Loading: corrupt, truncated and mismatched programs are rejected with an error naming the
 // problem, never a crash.
+#include "program_bytes.h"
 #include "test_plans.h"
 #include "tilesat/lowering/lower.h"
 #include "tilesat/program/storage.h"
@@ -14,27 +15,14 @@
 namespace tilesat::runtime {
 namespace {
 
+using testing::error_of;
 using ::testing::HasSubstr;
+using testing::pack;
 using tilesat::testing::plan_for;
 using tilesat::testing::seed_mlp;
 
 std::vector<uint8_t> mlp_bytes() {
   return lowering::lower_plan(plan_for(seed_mlp(), {{2, 2}}), tilesat::testing::test_device(2, 2));
-}
-
-std::vector<uint8_t> pack(const fb::ProgramT& p) {
-  flatbuffers::FlatBufferBuilder b;
-  b.Finish(fb::Program::Pack(b, &p), fb::ProgramIdentifier());
-  return {b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize()};
-}
-
-std::string error_of(std::vector<uint8_t> bytes) {
-  try {
-    Program::parse(std::move(bytes), "p.tsprog");
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
 }
 
 TEST(Loader, TruncatedProgramsAreRejected) {

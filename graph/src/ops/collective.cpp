@@ -33,7 +33,7 @@ TensorType plain(const TensorType& t) {
 // The operand unchanged when `one_chip`, else an error naming `op`.
 Tensor identity_or_fail(const EvalArgs& a, bool one_chip, std::string_view op) {
   if (!one_chip) {
-    throw Error(fmt::format("'ttir.{}' combines the values of several chips; evaluate a mesh "
+    throw Error(fmt::format("'ttir.{}' moves values between the chips of a mesh; evaluate a mesh "
                             "program with interpret_mesh (or tilesat check --device <mesh>)",
                             op));
   }

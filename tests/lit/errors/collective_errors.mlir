@@ -38,7 +38,7 @@ func.func @main(%x: tensor<8x4xf32>) -> tensor<8x6xf32> {
 
 //--- eval.mlir
 func.func @main(%x: tensor<8x4xf32>) -> tensor<8x4xf32> {
-  // EVAL: error: 'ttir.all_reduce' combines the values of several chips; evaluate a mesh program with interpret_mesh (or tilesat check --device <mesh>)
+  // EVAL: error: 'ttir.all_reduce' moves values between the chips of a mesh; evaluate a mesh program with interpret_mesh (or tilesat check --device <mesh>)
   %0 = "ttir.all_reduce"(%x) <{cluster_axis = 1 : ui32, reduce_type = #ttcore.reduce_type<sum>}> : (tensor<8x4xf32>) -> tensor<8x4xf32>
   return %0 : tensor<8x4xf32>
 }

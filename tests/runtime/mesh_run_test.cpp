@@ -114,5 +114,16 @@ TEST(MeshRun, DamagedMeshProgramsAreNamed) {
       HasSubstr(".params.shard_dims: expected 2 entries (one per mesh axis)"));
 }
 
+// As Loader.BitFlipsAreRejectedOrHarmless for a mesh program: a damaged program is refused
+// when loaded, or it runs on every chip (or stops with an error), never crashes or hangs.
+TEST(MeshRun, BitFlipsAreRejectedOrHarmless) {
+  std::vector<Tensor> args = random_arguments(collectives_graph(), 5);
+  int accepted = testing::accepted_bit_flips(mesh_bytes(), 1500, 13, [&](const Program& p) {
+    MeshRunner r(p, 1);
+    (void)r.run(args);
+  });
+  EXPECT_LT(accepted, 1500);
+}
+
 } // namespace
 } // namespace tilesat::runtime

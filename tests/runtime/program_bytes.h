@@ -9,6 +9,8 @@
 #include "tilesat/graph/diagnostic.h"
 #include "tilesat/runtime/program.h"
 
+#include <functional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -28,6 +30,27 @@ inline std::string error_of(std::vector<uint8_t> bytes) {
     return e.what();
   }
   return "";
+}
+
+/// How many of `trials` copies of `good` with 1 to 3 random bits flipped load and then `run`
+/// without a tilesat::Error (a flip the checks cannot see, such as a value or a name, must
+/// still run safely); any other failure escapes.
+inline int accepted_bit_flips(const std::vector<uint8_t>& good, int trials, uint32_t seed,
+                              const std::function<void(const Program&)>& run) {
+  std::mt19937 rng(seed);
+  int accepted = 0;
+  for (int trial = 0; trial < trials; ++trial) {
+    std::vector<uint8_t> bad = good;
+    int flips = 1 + static_cast<int>(rng() % 3);
+    for (int f = 0; f < flips; ++f)
+      bad[rng() % bad.size()] ^= static_cast<uint8_t>(1u << (rng() % 8));
+    try {
+      run(Program::parse(std::move(bad), "p.tsprog"));
+      ++accepted;
+    } catch (const Error&) {
+    }
+  }
+  return accepted;
 }
 
 } // namespace tilesat::runtime::testing

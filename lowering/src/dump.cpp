@@ -135,6 +135,22 @@ std::string params_str(const fb::Op& op) {
   }
   case fb::OpParams::Take:
     return fmt::format("dim={}", op.params_as_Take()->dim());
+  case fb::OpParams::MeshShard: {
+    const fb::MeshShard* m = op.params_as_MeshShard();
+    auto ints = [](const flatbuffers::Vector<int64_t>* v) {
+      return v == nullptr ? std::string() : fmt::format("{}", fmt::join(*v, ","));
+    };
+    return fmt::format(
+        "{} {} shard_shape=[{}] shard_dims=[{}]", m->to_full() ? "shard_to_full" : "full_to_shard",
+        m->replicate() ? "replicate" : "devices", ints(m->shard_shape()), ints(m->shard_dims()));
+  }
+  case fb::OpParams::Collective: {
+    const fb::Collective* c = op.params_as_Collective();
+    std::string s =
+        fmt::format("{} cluster_axis={}", fb::EnumNameCollectiveKind(c->kind()), c->cluster_axis());
+    if (c->kind() != fb::CollectiveKind::AllReduce) s += fmt::format(" dim={}", c->dim());
+    return s;
+  }
   default:
     return "";
   }
@@ -151,6 +167,8 @@ std::string dump_program(const fb::Program& p, const DumpOptions& options) {
                      d->grid_rows(), d->grid_cols(), d->l1_bytes_per_core(), d->dram_bytes(),
                      d->dram_channels());
   }
+  if (p.mesh_rows() * p.mesh_cols() > 1)
+    s += fmt::format(", on every chip of a {}x{} mesh", p.mesh_rows(), p.mesh_cols());
   s += fmt::format("\npredicted {:.3f} us per inference", p.predicted_total_us());
   if (p.predicted_one_time_us() > 0)
     s += fmt::format(", {:.3f} us once at load (const-eval)", p.predicted_one_time_us());

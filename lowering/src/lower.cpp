@@ -93,6 +93,8 @@ public:
     p.device->l1_bytes_per_core = dev_.l1_bytes_per_core;
     p.device->dram_bytes = dev_.dram_bytes;
     p.device->dram_channels = dev_.dram_channels;
+    p.mesh_rows = dev_.mesh_rows;
+    p.mesh_cols = dev_.mesh_cols;
     p.predicted_total_us = plan_.predicted_total_us;
     p.predicted_one_time_us = plan_.predicted_one_time_us;
     for (size_t i = 0; i < plan_.values.size(); ++i) add_value(plan_.values[i], i);

@@ -327,6 +327,7 @@ fb::OpParamsUnion op_params(const Graph& g, NodeId id) {
   }
   default:
     if (std::optional<fb::OpParamsUnion> nn = nn_params(g, id, attrs)) return std::move(*nn);
+    if (std::optional<fb::OpParamsUnion> m = mesh_params(g, id, attrs)) return std::move(*m);
     unsupported(g, id, "the runtime has no kernel for this op");
   }
 }

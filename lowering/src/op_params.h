@@ -32,6 +32,10 @@ void set_activation(Params& p, const Graph& g, NodeId id, const Attrs& attrs) {
 /// nullopt for other ops. `attrs` holds every default.
 std::optional<fb::OpParamsUnion> nn_params(const Graph& g, NodeId id, const Attrs& attrs);
 
+/// The parameters of mesh_shard and the collectives (op_params_mesh.cpp); nullopt for other
+/// ops. `attrs` holds every default.
+std::optional<fb::OpParamsUnion> mesh_params(const Graph& g, NodeId id, const Attrs& attrs);
+
 /// Whether an op kind is a matrix product (its work items span the inner dimension).
 bool is_matrix_product(OpKind k);
 

@@ -1,6 +1,7 @@
 // run.cpp: staging inputs, running ops in the program's order, reading outputs back.
 #include "tilesat/runtime/run.h"
 
+#include "communicator.h"
 #include "kernels/kernel.h"
 #include "tilesat/graph/diagnostic.h"
 
@@ -24,6 +25,11 @@ struct Runner::State {
   uint32_t one_time_ops = 0;
   std::vector<uint32_t> one_time_inputs;
   std::optional<std::vector<std::vector<float>>> one_time_seen;
+  /// The chip this runner is in its program's mesh, and how it reaches the others (a
+  /// one-chip program exchanges with itself).
+  int64_t chip = 0;
+  detail::Communicator self{1};
+  detail::Communicator* comm = &self;
   explicit State(unsigned threads) : pool(threads) {}
 };
 
@@ -62,6 +68,11 @@ Runner::Runner(const Program& program, unsigned threads)
 }
 
 Runner::~Runner() = default;
+
+void Runner::attach(int64_t chip, detail::Communicator& comm) {
+  state_->chip = chip;
+  state_->comm = &comm;
+}
 
 namespace {
 
@@ -150,6 +161,11 @@ RunResult Runner::run(std::span<const Tensor> inputs) {
     throw Error(fmt::format("{}: expected {} inputs, got {}", file, detail::count(p.inputs()),
                             inputs.size()));
   }
+  if (state_->comm->chips() != int64_t{p.mesh_rows()} * p.mesh_cols()) {
+    throw Error(fmt::format("{}: the program runs on every chip of a {}x{} mesh; run it with "
+                            "MeshRunner (mesh_run.h)",
+                            file, p.mesh_rows(), p.mesh_cols()));
+  }
   DeviceMemory& mem = *state_->memory;
   RunResult result;
   Profile& prof = result.profile;
@@ -188,7 +204,12 @@ RunResult Runner::run(std::span<const Tensor> inputs) {
     OpContext ctx{p, op, mem, state_->pool, {}, detail::tensor_ref(p, op.output())};
     if (op.inputs() != nullptr)
       for (uint32_t t : *op.inputs()) ctx.inputs.push_back(detail::tensor_ref(p, t));
-    dispatch(ctx);
+    if (op.params_type() == fb::OpParams::MeshShard ||
+        op.params_type() == fb::OpParams::Collective) {
+      detail::run_mesh_op(ctx, state_->chip, *state_->comm);
+    } else {
+      dispatch(ctx);
+    }
     auto t1 = Clock::now();
     OpProfile op_prof;
     op_prof.name = op.name() != nullptr ? op.name()->str() : "";

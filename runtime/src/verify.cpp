@@ -2,6 +2,7 @@
 #include "program_view.h"
 #include "tilesat/graph/diagnostic.h"
 #include "tilesat/runtime/program.h"
+#include "verify_mesh.h"
 #include "verify_nn.h"
 
 #include <algorithm>
@@ -97,6 +98,10 @@ struct Checker {
             fmt::format("expected at most {} bytes of L1 over all cores", kMaxHostL1Bytes));
     grid_rows = d->grid_rows();
     grid_cols = d->grid_cols();
+    uint64_t chips = uint64_t{p.mesh_rows()} * p.mesh_cols();
+    require(chips >= 1 && chips <= kMaxMeshChips, "mesh",
+            fmt::format("expected a mesh of 1..{} chips, got {}x{}", kMaxMeshChips, p.mesh_rows(),
+                        p.mesh_cols()));
   }
 
   void buffers() {
@@ -416,9 +421,25 @@ struct Checker {
       arity(0, 0);
       return 1;
     default:
+      if (detail::is_mesh_op(op)) {
+        mesh_params(op, in, out, where);
+        return 1;
+      }
       if (!detail::is_nn_op(op)) fail(pw, "expected known op parameters");
       nn_params(op, in, out, where);
       return 1;
+    }
+  }
+
+  void mesh_params(const fb::Op& op, const std::vector<uint32_t>& in, uint32_t out,
+                   const std::string& where) const {
+    std::vector<Shape> shapes;
+    for (uint32_t t : in) shapes.push_back(tensor_shape(t));
+    try {
+      detail::check_mesh_params(op, shapes, tensor_shape(out),
+                                {int64_t{p.mesh_rows()}, int64_t{p.mesh_cols()}});
+    } catch (const detail::ParamError& e) {
+      fail(where + e.field, e.what);
     }
   }
 

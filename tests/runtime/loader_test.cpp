@@ -1,5 +1,6 @@
 // Loading: corrupt, truncated and mismatched programs are rejected with an error naming the
 // problem, never a crash.
+#include "program_bytes.h"
 #include "test_plans.h"
 #include "tilesat/lowering/lower.h"
 #include "tilesat/program/storage.h"
@@ -14,27 +15,14 @@
 namespace tilesat::runtime {
 namespace {
 
+using testing::error_of;
 using ::testing::HasSubstr;
+using testing::pack;
 using tilesat::testing::plan_for;
 using tilesat::testing::seed_mlp;
 
 std::vector<uint8_t> mlp_bytes() {
   return lowering::lower_plan(plan_for(seed_mlp(), {{2, 2}}), tilesat::testing::test_device(2, 2));
-}
-
-std::vector<uint8_t> pack(const fb::ProgramT& p) {
-  flatbuffers::FlatBufferBuilder b;
-  b.Finish(fb::Program::Pack(b, &p), fb::ProgramIdentifier());
-  return {b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize()};
-}
-
-std::string error_of(std::vector<uint8_t> bytes) {
-  try {
-    Program::parse(std::move(bytes), "p.tsprog");
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
 }
 
 TEST(Loader, TruncatedProgramsAreRejected) {
@@ -46,25 +34,11 @@ TEST(Loader, TruncatedProgramsAreRejected) {
 }
 
 TEST(Loader, BitFlipsAreRejectedOrHarmless) {
-  std::vector<uint8_t> good = mlp_bytes();
-  Graph g = seed_mlp();
-  std::vector<Tensor> args = random_arguments(g, 5);
-  std::mt19937 rng(11);
-  int accepted = 0;
-  for (int trial = 0; trial < 3000; ++trial) {
-    std::vector<uint8_t> bad = good;
-    int flips = 1 + static_cast<int>(rng() % 3);
-    for (int f = 0; f < flips; ++f)
-      bad[rng() % bad.size()] ^= static_cast<uint8_t>(1u << (rng() % 8));
-    try {
-      Program p = Program::parse(std::move(bad), "p.tsprog");
-      // A flip the checks cannot see (a value, a name): the program must still run safely.
-      Runner r(p, 1);
-      (void)r.run(args);
-      ++accepted;
-    } catch (const Error&) {
-    }
-  }
+  std::vector<Tensor> args = random_arguments(seed_mlp(), 5);
+  int accepted = testing::accepted_bit_flips(mlp_bytes(), 3000, 11, [&](const Program& p) {
+    Runner r(p, 1);
+    (void)r.run(args);
+  });
   EXPECT_LT(accepted, 3000);
 }
 

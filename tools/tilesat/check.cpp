@@ -7,10 +7,11 @@
 #include "tilesat/cost/device.h"
 #include "tilesat/cost/extract.h"
 #include "tilesat/graph/interpreter.h"
+#include "tilesat/graph/mesh_interpreter.h"
 #include "tilesat/graph/module.h"
 #include "tilesat/lowering/lower.h"
 #include "tilesat/runtime/compare.h"
-#include "tilesat/runtime/run.h"
+#include "tilesat/runtime/mesh_run.h"
 
 #include <fmt/format.h>
 #include <map>
@@ -52,7 +53,13 @@ int run_check(const Options& o) {
     auto w = weights.find(source.node(source.arguments()[i]).name);
     if (w != weights.end()) args[i] = w->second;
   }
-  std::vector<Tensor> reference = evaluate(source, args);
+  // A per-chip graph (one with multi-chip ops) runs on every chip of the device's mesh.
+  MeshShape mesh = device.mesh ? device.mesh->shape : MeshShape{1, 1};
+  bool spmd = mesh[0] * mesh[1] > 1;
+  for (NodeId id = 0; id < source.num_nodes(); ++id)
+    spmd = spmd || op_info(source.node(id).kind).has_trait(OpTrait::MultiChip);
+  std::vector<Tensor> reference =
+      spmd ? interpret_mesh(source, args, mesh) : evaluate(source, args);
 
   // The program's inputs are the graph's arguments by name.
   std::map<std::string, size_t, std::less<>> arg_index;
@@ -67,11 +74,11 @@ int run_check(const Options& o) {
                                       source.name()));
     inputs.push_back(args[it->second]);
   }
-  runtime::Runner runner(program, o.threads.value_or(0));
-  runtime::RunResult got = runner.run(inputs);
+  runtime::MeshRunner runner(program, o.threads.value_or(0));
+  runtime::MeshRunResult got = runner.run(inputs);
   // A second inference reuses the one-time (const-eval) results: it must give the same bits.
-  if (got.profile.const_eval_ran) {
-    runtime::RunResult again = runner.run(inputs);
+  if (got.chips[0].const_eval_ran) {
+    runtime::MeshRunResult again = runner.run(inputs);
     for (size_t i = 0; i < again.outputs.size() && i < got.outputs.size(); ++i)
       if (again.outputs[i].data() != got.outputs[i].data())
         throw InternalError(fmt::format("output {} differs in the second inference, which reuses "
@@ -92,13 +99,15 @@ int run_check(const Options& o) {
     for (NodeId o : node.operands) depth[n] = std::max(depth[n], depth[o]);
     ++depth[n];
   }
-  fmt::print("check @{} on {}: {} ops -> {} device ops, predicted {:.2f} us{}, host {:.1f} us\n",
-             source.name(), device.name, source.num_ops(), planned.plan.ops.size(),
-             planned.plan.predicted_total_us,
+  fmt::print("check @{} on {}{}: {} ops -> {} device ops, predicted {:.2f} us{}, host {:.1f} us\n",
+             source.name(), device.name,
+             spmd ? fmt::format(" ({} chips, compared with interpret_mesh)", mesh[0] * mesh[1])
+                  : "",
+             source.num_ops(), planned.plan.ops.size(), planned.plan.predicted_total_us,
              planned.plan.predicted_one_time_us > 0
                  ? fmt::format(" (+ {:.2f} us once at load)", planned.plan.predicted_one_time_us)
                  : "",
-             got.profile.host_total_us);
+             got.chips[0].host_total_us);
   bool ok = true;
   for (size_t i = 0; i < reference.size(); ++i) {
     runtime::Comparison c =

@@ -5,11 +5,10 @@
 // `tilesat eval` draws arguments (drawn values are written to the output dir so the run can
 // be repeated); inputs with values stored in the program (a model's weights) need neither;
 // results go to the output dir as <output name>.npy (file_stem), the profile to `--profile`.
-#include "tilesat/runtime/run.h"
-
 #include "cli.h"
 #include "tilesat/graph/interpreter.h"
 #include "tilesat/graph/npy.h"
+#include "tilesat/runtime/mesh_run.h"
 
 #include <filesystem>
 #include <fmt/format.h>
@@ -105,8 +104,9 @@ int run_run(const Options& o) {
                               a.name, o.input, a.name));
     }
   }
-  runtime::Runner runner(program, o.threads.value_or(0));
-  runtime::RunResult result = runner.run(inputs);
+  runtime::MeshRunner runner(program, o.threads.value_or(0));
+  runtime::MeshRunResult result = runner.run(inputs);
+  int64_t chips = int64_t{p.mesh_rows()} * p.mesh_cols();
   if (!o.output_dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(o.output_dir, ec);
@@ -118,12 +118,17 @@ int run_run(const Options& o) {
       write_npy((dir / (file_stem(shell.node(shell.arguments()[i]).name) + ".npy")).string(),
                 inputs[i]);
   }
-  const runtime::Profile& prof = result.profile;
+  const runtime::Profile& prof = result.chips[0];
+  // One chip's profile as before; a mesh's with one profile per chip.
+  std::string profile_text =
+      chips > 1 ? runtime::mesh_profile_json(program, result.chips) : runtime::profile_json(prof);
   std::string summary = fmt::format(
-      "ran {} ({} ops on {}) in {:.1f} us of host time, {:.2f} us "
+      "ran {} ({} ops on {}{}) in {:.1f} us of host time, {:.2f} us "
       "predicted on the device per inference{}, L1 high water {} of {} bytes per "
       "core\n",
-      o.input, prof.ops.size(), p.device()->name()->str(), prof.host_total_us, prof.device_total_us,
+      o.input, prof.ops.size(), p.device()->name()->str(),
+      chips > 1 ? fmt::format(", each of {}x{} chips", p.mesh_rows(), p.mesh_cols()) : "",
+      prof.host_total_us, prof.device_total_us,
       prof.const_eval_ran
           ? fmt::format(" (+ {:.2f} us of one-time const-eval at load)", prof.one_time_device_us)
           : "",
@@ -135,10 +140,10 @@ int run_run(const Options& o) {
                     o.output_dir.empty() ? "" : fmt::format(" -> {}.npy", output_stem(p, i)));
   }
   if (o.profile_file == "-") {
-    fmt::print("{}", runtime::profile_json(prof));
+    fmt::print("{}", profile_text);
   } else {
     fmt::print("{}", summary);
-    if (!o.profile_file.empty()) write_text(o.profile_file, runtime::profile_json(prof));
+    if (!o.profile_file.empty()) write_text(o.profile_file, profile_text);
   }
   return 0;
 }

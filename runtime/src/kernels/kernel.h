@@ -115,4 +115,9 @@ void run_layer_norm(OpContext& ctx);
 void run_take(OpContext& ctx);
 void run_where(OpContext& ctx);
 
+class Communicator;
+/// mesh_shard and the collectives on chip `chip` of the program's mesh, exchanging tensors
+/// with the other chips through `comm` (collective.cpp; numerics of graph/spmd.h).
+void run_mesh_op(OpContext& ctx, int64_t chip, Communicator& comm);
+
 } // namespace tilesat::runtime::detail

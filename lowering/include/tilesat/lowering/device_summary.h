@@ -21,15 +21,24 @@ struct DeviceSummary {
   uint64_t l1_bytes_per_core = 0;
   uint64_t dram_bytes = 0;
   uint32_t dram_channels = 1;
+  /// Chips per mesh axis {rows, cols} of a multi-chip device (each chip is the one above).
+  uint32_t mesh_rows = 1;
+  uint32_t mesh_cols = 1;
 
-  /// From a device descriptor: its usable grid and usable L1 (L1 minus the reservation).
+  /// From a device descriptor: its usable grid and usable L1 (L1 minus the reservation), and
+  /// its mesh.
   static DeviceSummary of(const cost::Device& d) {
+    auto mesh = [&](size_t axis) {
+      return d.mesh ? static_cast<uint32_t>(d.mesh->shape[axis]) : 1u;
+    };
     return DeviceSummary{d.name,
                          d.grid_usable.rows,
                          d.grid_usable.cols,
                          static_cast<uint64_t>(d.usable_l1_bytes()),
                          static_cast<uint64_t>(d.dram_bytes),
-                         static_cast<uint32_t>(d.dram_channels)};
+                         static_cast<uint32_t>(d.dram_channels),
+                         mesh(0),
+                         mesh(1)};
   }
 };
 

@@ -57,6 +57,8 @@ inline constexpr uint64_t kMaxL1BytesPerCore = 64ull << 20;
 inline constexpr uint64_t kMaxDramBytes = 1ull << 36;
 inline constexpr uint64_t kMaxHostDramBytes = 4ull << 30; // DRAM the model backs with memory
 inline constexpr uint64_t kMaxHostL1Bytes = 4ull << 30;   // L1 of all cores together
+/// Chips of a program's mesh (a Galaxy has 32), each modelled with its own memory.
+inline constexpr uint32_t kMaxMeshChips = 64;
 inline constexpr int64_t kMaxElements = int64_t{1} << 31;
 inline constexpr size_t kMaxRank = 8;
 

@@ -24,6 +24,10 @@
 
 namespace tilesat::runtime {
 
+namespace detail {
+class Communicator;
+}
+
 /// One op's line of the profile.
 struct OpProfile {
   std::string name;
@@ -73,6 +77,10 @@ public:
   /// Runs the program; `inputs` in the order of the program's inputs, each of its input's
   /// shape. Throws tilesat::Error naming the input on a mismatch.
   RunResult run(std::span<const Tensor> inputs);
+
+  /// Makes this runner chip `chip` of a mesh run, exchanging tensors with the other chips'
+  /// runners through `comm` (MeshRunner does this; a program for one chip needs no call).
+  void attach(int64_t chip, detail::Communicator& comm);
 
 private:
   struct State;

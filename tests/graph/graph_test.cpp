@@ -1,7 +1,6 @@
 // Tests of graph.cpp: building a graph, operand edges, users, topological order, names.
-#include "tilesat/graph/graph.h"
-
 #include "op_test_support.h"
+#include "tilesat/graph/graph.h"
 
 #include <gtest/gtest.h>
 

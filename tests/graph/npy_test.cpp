@@ -158,11 +158,11 @@ TEST(Npy, MalformedFilesAreErrors) {
   v9[6] = 9;
   EXPECT_EQ(npy_error_of(v9), "bad.npy: error: expected format version 1, 2 or 3, got 9");
   EXPECT_EQ(npy_error_of(npy("{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }",
-                         raw<float>({1, 2}))),
+                             raw<float>({1, 2}))),
             "bad.npy: error: expected dtype <f4, <f8, <i4, <i8, |b1, |i1 or |u1, got '>f4'");
-  EXPECT_EQ(
-      npy_error_of(npy("{'descr': '<f4', 'fortran_order': True, 'shape': (2,), }", raw<float>({1, 2}))),
-      "bad.npy: error: expected C order (fortran_order False), got True");
+  EXPECT_EQ(npy_error_of(npy("{'descr': '<f4', 'fortran_order': True, 'shape': (2,), }",
+                             raw<float>({1, 2}))),
+            "bad.npy: error: expected C order (fortran_order False), got True");
   EXPECT_EQ(npy_error_of(npy("{'descr': '<f4', 'shape': (2,), }", raw<float>({1, 2}))),
             "bad.npy: error: expected header keys 'descr', 'fortran_order' and 'shape'");
   EXPECT_EQ(npy_error_of(npy("{'descr': '<f4', 'fortran_order': False, 'shape': (2, x), }", "")),
@@ -183,7 +183,7 @@ TEST(Npy, MalformedFilesAreErrors) {
           "{'descr': '<f4', 'fortran_order': False, 'shape': (1000000, 1000000, 1000000), }", "")),
       "bad.npy: error: expected at most 2^48 elements");
   EXPECT_EQ(npy_error_of(npy("{'descr': '<i8', 'fortran_order': False, 'shape': (1,), }",
-                         raw<int64_t>({int64_t{1} << 40}))),
+                             raw<int64_t>({int64_t{1} << 40}))),
             "bad.npy: error: expected int64 values within int32 range, got 1099511627776 at "
             "element 0");
   // Every prefix of a valid file is rejected cleanly.

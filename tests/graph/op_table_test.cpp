@@ -1,9 +1,8 @@
 // Tests of op_table.cpp and ops/*.cpp: the registry, attribute defaults, and the shape/dtype
 // inference of every op kind with its error messages.
+#include "op_test_support.h"
 #include "tilesat/graph/graph.h"
 #include "tilesat/graph/op.h"
-
-#include "op_test_support.h"
 
 #include <gtest/gtest.h>
 #include <set>

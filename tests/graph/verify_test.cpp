@@ -1,7 +1,6 @@
 // Tests of verify.cpp: every problem Graph::verify reports, with exact messages.
-#include "tilesat/graph/graph.h"
-
 #include "op_test_support.h"
+#include "tilesat/graph/graph.h"
 
 #include <gtest/gtest.h>
 

@@ -13,10 +13,6 @@ namespace {
   throw ParamError{std::move(field), std::move(what)};
 }
 
-std::string dims_str(const Dims& d) {
-  return fmt::format("[{}]", fmt::join(d, ", "));
-}
-
 Dims longs(const flatbuffers::Vector<int64_t>* v) {
   return v == nullptr ? Dims{} : Dims(v->begin(), v->end());
 }

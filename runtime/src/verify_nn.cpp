@@ -19,10 +19,6 @@ void arity(std::span<const Dims> in, size_t lo, size_t hi) {
           fmt::format("expected {}..{} inputs, got {}", lo, hi, in.size()));
 }
 
-std::string dims_str(const Dims& d) {
-  return fmt::format("[{}]", fmt::join(d, ", "));
-}
-
 void result_shape(const Dims& want, const Dims& out, const char* what) {
   require(
       out == want, "",
@@ -145,6 +141,10 @@ void where(std::span<const Dims> in, const Dims& out) {
 }
 
 } // namespace
+
+std::string dims_str(const Dims& d) {
+  return fmt::format("[{}]", fmt::join(d, ", "));
+}
 
 std::optional<std::string> dims_map_error(const Dims& in, const Dims& out, const Dims& map) {
   if (map.size() != in.size())

@@ -24,6 +24,9 @@ struct ParamError {
   std::string what;
 };
 
+/// "[2, 3]".
+std::string dims_str(const Dims& d);
+
 /// Why operand dims `in` do not map into result dims `out` by `map` (operand dim i to result
 /// dim map[i], distinct, each extent 1 or equal), or nullopt when they do.
 std::optional<std::string> dims_map_error(const Dims& in, const Dims& out, const Dims& map);

@@ -1,5 +1,6 @@
 // Tests of interpreter.cpp: every op's reference semantics against values computed by hand,
 // rounding to bf16/i32, argument checking, random arguments, and the seed MLP and cosh.
+#include "op_test_support.h"
 #include "tilesat/graph/builder.h"
 #include "tilesat/graph/interpreter.h"
 
@@ -15,9 +16,7 @@ using ::testing::ElementsAre;
 using ::testing::FloatNear;
 using ::testing::Pointwise;
 
-Tensor T(Shape s, std::vector<float> v, DType d = DType::F32) {
-  return Tensor(TensorType{d, std::move(s)}, std::move(v));
-}
+using op_testing::T;
 
 // Evaluates the one-result graph `body` builds over arguments shaped like `args`.
 Tensor run(std::vector<Tensor> args,

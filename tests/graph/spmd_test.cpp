@@ -1,5 +1,6 @@
 // Tests of spmd.cpp: mesh coordinates and groups, and the block moves of the multi-chip ops
 // on tensors whose values are written out by hand.
+#include "op_test_support.h"
 #include "tilesat/graph/spmd.h"
 
 #include <gtest/gtest.h>
@@ -9,9 +10,7 @@ namespace {
 
 using IntList = std::vector<int64_t>;
 
-Tensor T(Shape s, std::vector<float> v) {
-  return Tensor(TensorType{DType::F32, std::move(s)}, std::move(v));
-}
+using op_testing::T;
 
 MeshShardSpec devices(IntList shape, std::array<int64_t, 2> dims) {
   MeshShardSpec s;

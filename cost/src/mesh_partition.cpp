@@ -37,6 +37,10 @@ public:
     out.groups = groups_;
     out.dist.assign(g_.num_nodes(), Distribution{});
     out.rule.assign(g_.num_nodes(), "");
+    out.operand_dist.resize(g_.num_nodes());
+    for (NodeId v = 0; v < g_.num_nodes(); ++v)
+      out.operand_dist[v].assign(g_.node(v).operands.size(), Distribution{});
+    out.result_dist.assign(g_.results().size(), Distribution{});
     if (groups_.empty()) return out;
     std::vector<NodeId> order = g_.topological_order();
     dists_.resize(g_.num_nodes());
@@ -45,7 +49,11 @@ public:
     for (NodeId v : order) plan_value(v);
 
     std::vector<std::vector<Distribution>> requests(g_.num_nodes());
-    for (const GraphResult& r : g_.results()) requests[r.value].push_back(result_target(r.value));
+    for (size_t i = 0; i < g_.results().size(); ++i) {
+      NodeId v = g_.results()[i].value;
+      out.result_dist[i] = result_target(v);
+      requests[v].push_back(out.result_dist[i]);
+    }
     std::vector<MeshConversion> conversions;
     for (auto it = order.rbegin(); it != order.rend(); ++it) {
       NodeId v = *it;
@@ -64,6 +72,11 @@ public:
           pick = i;
         }
       }
+      // An argument comes from the host split as its first user needs, and again for others.
+      if (g_.node(v).kind == OpKind::Argument) {
+        pick = static_cast<size_t>(std::max(index_of(v, unique.front()), 0));
+        pick_cost = 0;
+      }
       if (!(pick_cost < kInf))
         throw Error(fmt::format("mesh partition: {} has no distribution its users can take",
                                 value_name(g_, v)));
@@ -71,11 +84,16 @@ public:
       const Choice& c = best_[v][pick];
       out.dist[v] = chosen;
       out.rule[v] = c.rule;
+      if (!c.operands.empty()) out.operand_dist[v] = c.operands;
       out.op_us += c.op_us;
+      std::vector<Distribution> made;
       for (const Distribution& t : unique) {
-        if (t == chosen) continue;
-        conversions.push_back(conversion(v, chosen, t));
-        out.collective_us += conversions.back().us;
+        for (MeshConversion& step : path(v, chosen, t)) {
+          if (std::find(made.begin(), made.end(), step.to) != made.end()) continue;
+          made.push_back(step.to);
+          out.collective_us += step.us;
+          conversions.push_back(std::move(step));
+        }
       }
       const Node& n = g_.node(v);
       for (size_t i = 0; i < c.operands.size(); ++i)
@@ -114,11 +132,15 @@ private:
     return it == c.end() ? -1 : static_cast<int>(it - c.begin());
   }
 
+  // The one collective taking `from` to `to`, if one does: all_gather (sharded -> replicated),
+  // all_reduce (partial -> replicated), reduce_scatter (partial -> sharded over the same
+  // chips; or replicated -> sharded, each chip's copy scaled by 1/chips first).
   std::optional<Collective> collective_for(const Distribution& from, const Distribution& to) const {
     if (to.kind == DK::Replicated && from.kind == DK::Sharded) return Collective::AllGather;
     if (to.kind == DK::Replicated && from.kind == DK::Partial) return Collective::AllReduce;
     if (to.kind == DK::Sharded && from.kind == DK::Partial && from.group == to.group)
       return Collective::ReduceScatter;
+    if (to.kind == DK::Sharded && from.kind == DK::Replicated) return Collective::ReduceScatter;
     return std::nullopt;
   }
 
@@ -128,17 +150,39 @@ private:
     c.from = from;
     c.to = to;
     c.op = *collective_for(from, to);
+    c.scaled = from.kind == DK::Replicated;
     c.bytes = static_cast<double>(CostModel::tensor_bytes(g_.node(v).type, Layout::Tile));
-    CollectiveEstimate e = collective_cost(c.op, c.bytes, groups_[from.group].collective);
+    if (g_.node(v).kind == OpKind::Argument) {
+      // The host hands an argument over in every distribution its users need.
+      c.host = true;
+      c.detail = "from the host";
+      return c;
+    }
+    int group = from.kind == DK::Replicated ? to.group : from.group;
+    CollectiveEstimate e =
+        collective_cost(c.op, c.bytes, groups_[static_cast<size_t>(group)].collective);
     c.us = one_time_[v] ? 0 : e.us;
     c.detail = one_time_[v] ? "once at load (const-eval)" : e.detail;
     return c;
   }
 
+  // The conversions taking `v` from `from` to `to`: none, one collective, or two through
+  // replicated (sharded along another dim, or partial over other chips).
+  std::vector<MeshConversion> path(NodeId v, const Distribution& from,
+                                   const Distribution& to) const {
+    if (from == to) return {};
+    if (collective_for(from, to) || g_.node(v).kind == OpKind::Argument)
+      return {conversion(v, from, to)};
+    if (to.kind == DK::Partial || from.kind == DK::Replicated) return {};
+    return {conversion(v, from, Distribution{}), conversion(v, Distribution{}, to)};
+  }
+
   double convert_us(NodeId v, const Distribution& from, const Distribution& to) const {
     if (from == to) return 0;
-    if (!collective_for(from, to)) return kInf;
-    return conversion(v, from, to).us;
+    if (to.kind == DK::Partial) return kInf;
+    double us = 0;
+    for (const MeshConversion& c : path(v, from, to)) us += c.us;
+    return us;
   }
 
   // The cheapest way to have operand `u` in distribution `to`.
@@ -296,6 +340,17 @@ std::array<int64_t, 2> mesh_view(const Device& device) {
   const Mesh& m = *device.mesh;
   if (m.ring_over_all_chips) return {1, m.chips()};
   return m.shape;
+}
+
+Device mesh_view_device(const Device& device) {
+  Device d = device;
+  if (!d.mesh || !d.mesh->ring_over_all_chips) return d;
+  Mesh& m = *d.mesh;
+  int64_t links = std::min(m.links_per_pair[0], m.links_per_pair[1]);
+  m.shape = {1, m.chips()};
+  m.axis_topology = {MeshTopology::Line, MeshTopology::Ring};
+  m.links_per_pair = {links, links};
+  return d;
 }
 
 std::vector<MeshGroup> mesh_groups(const Device& device) {

@@ -9,11 +9,13 @@
 // the op's cost on one chip at its local shapes (the CostModel on the mesh's chip, every
 // tensor in DRAM) plus its operands' costs, each converted where the rule needs it otherwise
 // (collective_cost.h): partial -> replicated by all_reduce, partial -> sharded by
-// reduce_scatter, sharded -> replicated by all_gather. Arguments come from the host already
-// split (mesh_shard) in any distribution but partial; results go back whole or sharded (the
-// host joins the blocks), partial sums after an all_reduce. Work that depends only on weights
-// and constants runs once (const-eval) and costs nothing per inference. A value several
-// consumers need differently is converted once per distinct need. A mesh of one chip (or a
+// reduce_scatter, sharded -> replicated by all_gather, replicated -> sharded by a reduce_scatter
+// of the copies scaled by 1/chips (the collective ops have no per-chip slice), other changes
+// through replicated. Arguments come from the host split (mesh_shard) in every distribution
+// their users need but partial; results go back whole or sharded (the host joins the blocks),
+// partial sums after an all_reduce. Work that depends only on weights and constants runs once
+// (const-eval) and costs nothing per inference. A value several consumers need differently is
+// converted once per distinct need. A mesh of one chip (or a
 // one-chip device) gives every value `replicated` and no collectives.
 //
 //   Device t3k = load_device("t3k");
@@ -49,6 +51,11 @@ struct MeshChoice {
 ///   mesh_view(load_device("t3k"));   // {1, 8}
 std::array<int64_t, 2> mesh_view(const Device& device);
 
+/// `device` with its mesh seen as mesh_view(device): a ring through every chip becomes the one
+/// axis of a 1 x N mesh, so a collective over mesh axis 1 runs on that ring.
+///   mesh_view_device(load_device("t3k")).mesh->shape;   // {1, 8}
+Device mesh_view_device(const Device& device);
+
 /// Chips a value may be split over: the chips along one axis of the mesh view (the value is
 /// then replicated along the other axis), and the collective group joining them.
 ///   mesh_groups(load_device("t3k"));      // {axis 1: the 8-chip ring}
@@ -79,11 +86,19 @@ std::string distribution_str(const Distribution& d, std::span<const MeshGroup> g
 TensorType local_type(const TensorType& type, const Distribution& d,
                       std::span<const MeshGroup> groups);
 
-/// One collective the partition inserts: `value` converted `from` -> `to`.
+/// One conversion the partition inserts: `value` converted `from` -> `to` (a replicated value
+/// becomes sharded, or a value moves between shardings, through two of them).
 struct MeshConversion {
   NodeId value = 0;
   Distribution from, to;
   Collective op = Collective::AllReduce;
+  /// A reduce_scatter of a replicated value: each chip's copy is first scaled by 1/chips, so
+  /// the sum of the copies is the value (exact for a power-of-two number of chips): how a
+  /// replicated value becomes sharded with the collective ops alone.
+  bool scaled = false;
+  /// An argument the host hands over once more in another distribution (a second mesh_shard),
+  /// not a collective.
+  bool host = false;
   /// Bytes of the whole tensor (the collective's B, collective_cost.h).
   double bytes = 0;
   /// Zero for const-eval values (converted once when the program loads).
@@ -100,6 +115,11 @@ struct MeshPartition {
   std::vector<Distribution> dist;
   /// By NodeId: the `mesh` rule's name, "" for replicated.
   std::vector<std::string> rule;
+  /// By NodeId: the distribution the op reads each operand in (its operand's own, or a
+  /// conversion of it).
+  std::vector<std::vector<Distribution>> operand_dist;
+  /// Per graph result: the distribution the host receives it in (never partial).
+  std::vector<Distribution> result_dist;
   /// In topological order of the values converted; a result's all_reduce included.
   std::vector<MeshConversion> conversions;
   /// The DP's estimate per inference: ops at local shapes (DRAM) and collectives.

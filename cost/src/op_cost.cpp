@@ -2,7 +2,9 @@
 #include "tilesat/cost/op_cost.h"
 
 #include "ceil_div.h"
+#include "tilesat/cost/collective_cost.h"
 #include "tilesat/graph/diagnostic.h"
+#include "tilesat/graph/spmd.h"
 
 #include <algorithm>
 #include <cmath>
@@ -20,6 +22,48 @@ double fidelity_passes(const Device& d, MathFidelity f) {
 const char* short_place(const Placement& p) {
   if (p.buffer == BufferType::DRAM) return "DRAM";
   return p.memory == MemoryLayout::Interleaved ? "L1" : "L1-sharded";
+}
+
+// A collective over the chips along the op's cluster_axis of the device's mesh, priced by
+// collective_cost.h (Ethernet link bandwidth, hops, topology; its sources are cited there).
+// B is the bytes the model counts: all_gather's gathered tensor (the result), reduce_scatter's
+// and all_reduce's full-size input, in the tile layout the chips hold. A group size written
+// on the op that differs from the mesh's is an error: the graph was partitioned for another
+// mesh.
+OpEstimate collective_estimate(const Device& d, OpKind kind, const Attrs& attrs,
+                               std::span<const TensorUse> inputs, const TensorUse& output) {
+  int64_t axis = attrs.get<int64_t>("cluster_axis");
+  CollectiveGroup g = axis_group(d, static_cast<int>(axis));
+  if (const auto* n = std::get_if<int64_t>(attrs.find("cluster_size")); n && *n != g.chips) {
+    throw Error(fmt::format("'{}' over {} chips (cluster_size), but device '{}' has {} along "
+                            "mesh axis {}",
+                            op_name(kind), *n, d.name, g.chips, axis));
+  }
+  Collective c = kind == OpKind::AllGather       ? Collective::AllGather
+                 : kind == OpKind::ReduceScatter ? Collective::ReduceScatter
+                                                 : Collective::AllReduce;
+  const TensorType& counted = kind == OpKind::AllGather ? output.type : inputs[0].type;
+  auto bytes = static_cast<double>(CostModel::tensor_bytes(counted, Layout::Tile));
+  CollectiveEstimate ce = collective_cost(c, bytes, g);
+  OpEstimate e;
+  e.us = ce.us;
+  e.cost.dispatch_us = ce.launch_us;
+  e.cost.dominant = "ethernet";
+  e.cost.detail =
+      fmt::format("{} over {} chips (mesh axis {}): {}", op_name(kind), g.chips, axis, ce.detail);
+  return e;
+}
+
+// Throws tilesat::Error unless the mesh_shard splits its tensor over the device's mesh.
+void check_mesh_fits(const Device& d, const Attrs& attrs, std::span<const TensorUse> inputs,
+                     const TensorUse& output) {
+  MeshShape mesh = d.mesh ? d.mesh->shape : MeshShape{1, 1};
+  try {
+    int64_t rank = std::max(inputs[0].type.shape.rank(), output.type.shape.rank());
+    check_shard_fits(mesh_shard_spec(attrs, rank), mesh);
+  } catch (const Error& e) {
+    throw Error(fmt::format("'mesh_shard' on device '{}': {}", d.name, e.diagnostic().message));
+  }
 }
 
 // The largest divisor of `n` that is at most `cap`.
@@ -616,6 +660,22 @@ OpEstimate CostModel::op_impl(OpKind kind, const Attrs& attrs, std::span<const T
   case OpKind::Take:
     // A copy through the unpacker and packer (transposes happen inside the tile).
     return eltwise(kind, attrs, inputs, output, elt, "(data movement)");
+  case OpKind::AllGather:
+  case OpKind::ReduceScatter:
+  case OpKind::AllReduce:
+    return collective_estimate(d, kind, attrs, inputs, output);
+  case OpKind::MeshShard: {
+    // Host data arriving on (or leaving) a chip: tt-mlir lowers mesh_shard to ttnn's
+    // distribute_tensor / aggregate_tensor, which split or join host tensors, so each chip
+    // receives (sends) only its shard. The model keeps host data row-major in DRAM
+    // (placement.h, host_placement) and prices its arrival as to_layout does, a pass of each
+    // tile through unpacker and packer; here of the shard's bytes alone.
+    check_mesh_fits(d, attrs, inputs, output);
+    bool to_shard = attrs.get_or<std::string>("shard_direction", "") == "full_to_shard";
+    TensorUse shard{to_shard ? output.type : inputs[0].type, inputs[0].placement};
+    std::array<TensorUse, 1> ins{shard};
+    return eltwise(kind, attrs, ins, output, elt, "(host transfer of one chip's shard)");
+  }
   case OpKind::MaxPool2d:
   case OpKind::AvgPool2d:
   case OpKind::Sum:

@@ -297,4 +297,34 @@ Value Builder::avg_pool2d(Value x, std::vector<int64_t> kernel_size, Pool2dOptio
   return op(OpKind::AvgPool2d, {x}, std::move(a));
 }
 
+Value Builder::mesh_shard(Value x, MeshShardOptions o) {
+  bool replicate = o.type == ShardType::Replicate;
+  bool to_shard = o.direction == ShardDirection::FullToShard;
+  return op(OpKind::MeshShard, {x},
+            attrs({{"shard_type", std::string(replicate ? "replicate" : "devices")},
+                   {"shard_direction", std::string(to_shard ? "full_to_shard" : "shard_to_full")},
+                   {"shard_shape", std::move(o.shard_shape)},
+                   {"shard_dims", std::move(o.shard_dims)}}));
+}
+
+Value Builder::all_gather(Value x, int64_t dim, int64_t cluster_axis, int64_t cluster_size) {
+  return op(OpKind::AllGather, {x},
+            attrs({{"all_gather_dim", dim},
+                   {"cluster_axis", cluster_axis},
+                   {"cluster_size", cluster_size}}));
+}
+
+Value Builder::reduce_scatter(Value x, int64_t dim, int64_t cluster_axis, int64_t cluster_size) {
+  return op(OpKind::ReduceScatter, {x},
+            attrs({{"reduce_type", std::string("sum")},
+                   {"scatter_dim", dim},
+                   {"cluster_axis", cluster_axis},
+                   {"cluster_size", cluster_size}}));
+}
+
+Value Builder::all_reduce(Value x, int64_t cluster_axis) {
+  return op(OpKind::AllReduce, {x},
+            attrs({{"reduce_type", std::string("sum")}, {"cluster_axis", cluster_axis}}));
+}
+
 } // namespace tilesat

@@ -39,6 +39,7 @@ struct NodeWriter {
                                  [id](const GraphResult& r) { return r.value == id; });
     os << "[label=\"" << label << "\"";
     if (n.kind == OpKind::Argument) os << " shape=box";
+    if (op_info(n.kind).has_trait(OpTrait::MultiChip)) os << " shape=hexagon";
     if (is_result) os << " peripheries=2";
     os << "]";
   }

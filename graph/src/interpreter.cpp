@@ -1,6 +1,7 @@
 // interpreter.cpp: the reference interpreter and its deterministic random arguments.
 #include "tilesat/graph/interpreter.h"
 
+#include "eval_node.h"
 #include "ops/op_impl.h"
 
 #include <cmath>
@@ -10,35 +11,49 @@
 
 namespace tilesat {
 
-std::vector<Tensor> evaluate(const Graph& g, std::span<const Tensor> arguments) {
+namespace detail {
+
+std::vector<Tensor> checked_arguments(const Graph& g, std::span<const Tensor> arguments) {
   g.verify_or_throw();
   std::span<const NodeId> args = g.arguments();
   if (arguments.size() != args.size()) {
     throw Error(fmt::format("expected {} arguments for @{}, got {}", args.size(), g.name(),
                             arguments.size()));
   }
-  std::vector<std::optional<Tensor>> values(g.num_nodes());
+  std::vector<Tensor> out;
   for (size_t i = 0; i < args.size(); ++i) {
     const TensorType& declared = g.node(args[i]).type;
     if (!declared.same_value_type(arguments[i].type())) {
       throw Error(fmt::format("argument {} ({}): expected {}, got {}", i, value_name(g, args[i]),
                               declared.str(), arguments[i].type().str()));
     }
-    Tensor t = arguments[i];
-    t.round_to_dtype();
-    values[args[i]] = std::move(t);
+    out.push_back(arguments[i]);
+    out.back().round_to_dtype();
   }
+  return out;
+}
+
+Tensor eval_node(const Node& n, std::span<const Tensor* const> operands) {
+  const OpInfo& info = op_info(n.kind);
+  Attrs attrs = ops::with_defaults(info, n.attrs);
+  TensorType result{n.type.dtype, n.type.shape, {}};
+  Tensor out = info.eval(EvalArgs{operands, attrs, result});
+  out.round_to_dtype();
+  return out;
+}
+
+} // namespace detail
+
+std::vector<Tensor> evaluate(const Graph& g, std::span<const Tensor> arguments) {
+  std::vector<Tensor> checked = detail::checked_arguments(g, arguments);
+  std::vector<std::optional<Tensor>> values(g.num_nodes());
+  for (size_t i = 0; i < checked.size(); ++i) values[g.arguments()[i]] = std::move(checked[i]);
   for (NodeId id : g.topological_order()) {
     const Node& n = g.node(id);
     if (n.kind == OpKind::Argument) continue;
-    const OpInfo& info = op_info(n.kind);
     std::vector<const Tensor*> operands;
     for (NodeId op : n.operands) operands.push_back(&*values[op]);
-    Attrs attrs = ops::with_defaults(info, n.attrs);
-    TensorType result{n.type.dtype, n.type.shape, {}};
-    Tensor out = info.eval(EvalArgs{operands, attrs, result});
-    out.round_to_dtype();
-    values[id] = std::move(out);
+    values[id] = detail::eval_node(n, operands);
   }
   std::vector<Tensor> results;
   for (const GraphResult& r : g.results()) results.push_back(*values[r.value]);

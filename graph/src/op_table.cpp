@@ -71,6 +71,25 @@ std::vector<AttrSpec> pool_attrs() {
   return a;
 }
 
+// The attributes the collectives share (tt-mlir's names).
+AttrSpec cluster_axis() {
+  return required("cluster_axis", AttrKind::Int,
+                  "the mesh axis whose chips form a group: 0, the chips of one column; 1, of "
+                  "one row");
+}
+AttrSpec cluster_size() {
+  return required("cluster_size", AttrKind::Int,
+                  "chips in the group (the mesh's extent along cluster_axis); the TTIR parser "
+                  "takes it from the result type");
+}
+AttrSpec reduce_type() {
+  AttrSpec s = defaulted("reduce_type", AttrKind::String, std::string("sum"),
+                         "how the group's tensors combine: sum (tt-mlir's "
+                         "#ttcore.reduce_type<sum>)");
+  s.kept = true; // tt-mlir requires it
+  return s;
+}
+
 std::string_view name_of(OpKind kind) {
   static constexpr std::array<std::string_view, kNumOpKinds> names = {
 #define TILESAT_OP(Enum, name) name,
@@ -92,6 +111,7 @@ struct Entry {
 std::vector<Entry> entries() {
   constexpr uint32_t kLeaf = bits(Leaf), kData = bits(DataMovement), kReduce = bits(Reduction);
   constexpr uint32_t kUnary = bits(ElementwiseUnary), kBinary = bits(ElementwiseBinary);
+  constexpr uint32_t kMesh = bits(MultiChip);
   constexpr uint32_t kMonoid = bits(ElementwiseBinary | Commutative | Associative);
   using namespace ops;
   return {
@@ -311,6 +331,51 @@ std::vector<Entry> entries() {
        "exactly as the unfused ops would round it",
        infer_fused_eltwise,
        eval_fused_eltwise},
+      {OpKind::MeshShard,
+       1,
+       1,
+       kMesh,
+       {required("shard_type", AttrKind::String,
+                 "replicate (every chip holds the whole tensor) or devices (each holds a block)"),
+        required("shard_direction", AttrKind::String,
+                 "full_to_shard (a host tensor to each chip's shard) or shard_to_full (the "
+                 "chips' shards back to one tensor)"),
+        required("shard_shape", AttrKind::IntList, "pieces per tensor dim (replicate: [1])"),
+        required("shard_dims", AttrKind::IntList,
+                 "per mesh axis, the tensor dim split over its chips, or -1 (replicate: [-1])")},
+       "moves a tensor between the host and the chips of a mesh: each chip's shard of a full "
+       "tensor, or the full tensor from the chips' shards",
+       infer_mesh_shard,
+       eval_mesh_shard},
+      {OpKind::AllGather,
+       1,
+       1,
+       kMesh,
+       {required("all_gather_dim", AttrKind::Int, "the dim the chips' tensors are joined along"),
+        cluster_axis(), cluster_size()},
+       "every chip of the group gets the group's tensors joined along all_gather_dim, in chip "
+       "order",
+       infer_all_gather,
+       eval_all_gather},
+      {OpKind::ReduceScatter,
+       1,
+       1,
+       kMesh,
+       {reduce_type(),
+        required("scatter_dim", AttrKind::Int, "the dim the reduced tensor is split along"),
+        cluster_axis(), cluster_size()},
+       "the group's tensors reduced elementwise, split along scatter_dim; chip k of the group "
+       "keeps piece k",
+       infer_reduce_scatter,
+       eval_reduce_scatter},
+      {OpKind::AllReduce,
+       1,
+       1,
+       kMesh,
+       {reduce_type(), cluster_axis()},
+       "every chip of the group gets the elementwise reduction of the group's tensors",
+       infer_all_reduce,
+       eval_all_reduce},
   };
 }
 

@@ -133,6 +133,17 @@ Tensor eval_avg_pool2d(const EvalArgs&);
 TensorType infer_fused_eltwise(const InferArgs&);
 Tensor eval_fused_eltwise(const EvalArgs&);
 
+// Multi-chip ops (SPMD). Their plain-interpreter semantics are the identity when the op's
+// attributes say its group is one chip, else an error pointing at interpret_mesh.
+TensorType infer_mesh_shard(const InferArgs&);
+Tensor eval_mesh_shard(const EvalArgs&);
+TensorType infer_all_gather(const InferArgs&);
+Tensor eval_all_gather(const EvalArgs&);
+TensorType infer_reduce_scatter(const InferArgs&);
+Tensor eval_reduce_scatter(const EvalArgs&);
+TensorType infer_all_reduce(const InferArgs&);
+Tensor eval_all_reduce(const EvalArgs&);
+
 } // namespace tilesat::ops
 
 namespace tilesat::ops {

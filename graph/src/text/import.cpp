@@ -135,6 +135,20 @@ bool flatten_numbers(const ParsedAttr& a, std::vector<const ParsedAttr*>& out) {
   return false;
 }
 
+/// The value of a tt-mlir enum attribute named like the attribute it sets:
+/// `#ttcore.shard_type<devices>` (or the older `#tt.` prefix) for `shard_type` is "devices".
+std::string enum_value(const ParsedAttr& a, AttrKind kind, std::string_view attr,
+                       std::string_view op) {
+  const std::string& t = a.spelling;
+  for (std::string_view dialect : {"#ttcore.", "#tt."}) {
+    std::string head = fmt::format("{}{}<", dialect, attr);
+    if (t.size() > head.size() && t.compare(0, head.size(), head) == 0 && t.back() == '>') {
+      return t.substr(head.size(), t.size() - head.size() - 1);
+    }
+  }
+  bad_attr(a, kind, attr, op);
+}
+
 double number_of(const ParsedAttr& a) {
   if (a.kind == ParsedAttr::Kind::Bool) return a.b ? 1.0 : 0.0;
   return a.f; // integers carry their value (or hex float bits) in f too
@@ -172,6 +186,7 @@ AttrValue convert_attr(const ParsedAttr& a, AttrKind kind, std::string_view attr
     if (!is_number(a)) bad_attr(a, kind, attr, op);
     return a.f;
   case AttrKind::String:
+    if (a.kind == K::Alias) return enum_value(a, kind, attr, op);
     if (a.kind != K::String) bad_attr(a, kind, attr, op);
     return a.text;
   case AttrKind::IntList:

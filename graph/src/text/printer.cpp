@@ -54,10 +54,21 @@ bool is_bare_name(std::string_view s) {
   return !(s[0] >= '0' && s[0] <= '9');
 }
 
+/// tt-mlir's enum attributes, written `#ttcore.<attribute name><value>`.
+bool is_enum_attr(std::string_view attr) {
+  return attr == "shard_type" || attr == "shard_direction" || attr == "reduce_type";
+}
+
+/// Attributes the result type implies, which tt-mlir does not write (the parser restores
+/// them): the group size of all_gather and reduce_scatter.
+bool implied_by_type(OpKind kind, std::string_view attr) {
+  return attr == "cluster_size" && (kind == OpKind::AllGather || kind == OpKind::ReduceScatter);
+}
+
 /// Spelling of an integer list: tt-mlir uses dense arrays for some attributes and
 /// `[1 : i32, ...]` lists for the others.
 std::string format_int_list(OpKind kind, std::string_view attr, const std::vector<int64_t>& v) {
-  if (attr == "permutation")
+  if (attr == "permutation" || attr == "shard_shape" || attr == "shard_dims")
     return v.empty() ? "array<i64>" : fmt::format("array<i64: {}>", fmt::join(v, ", "));
   if (kind == OpKind::Full && attr == "shape") {
     return v.empty() ? "array<i32>" : fmt::format("array<i32: {}>", fmt::join(v, ", "));
@@ -74,10 +85,11 @@ std::string format_attr(OpKind kind, std::string_view attr, const AttrValue& val
         if constexpr (std::is_same_v<T, bool>) {
           return v ? "true" : "false";
         } else if constexpr (std::is_same_v<T, int64_t>) {
-          return fmt::format("{} : si32", v);
+          return fmt::format("{} : {}", v, attr == "cluster_axis" ? "ui32" : "si32");
         } else if constexpr (std::is_same_v<T, double>) {
           return format_float(v) + " : f32";
         } else if constexpr (std::is_same_v<T, std::string>) {
+          if (is_enum_attr(attr)) return fmt::format("#ttcore.{}<{}>", attr, v);
           return escape_string(v);
         } else if constexpr (std::is_same_v<T, std::vector<int64_t>>) {
           return format_int_list(kind, attr, v);
@@ -133,6 +145,7 @@ std::string print_attributes(const Node& n) {
   bool dense = n.kind == OpKind::Constant && a.has("value");
   for (const auto& [name, value] : a.entries()) {
     if (dense && (name == "shape" || name == "dtype")) continue;
+    if (implied_by_type(n.kind, name)) continue;
     if (dense && name == "value") {
       TensorType t = n.type;
       t.encoding.clear();

@@ -55,6 +55,21 @@ std::vector<int64_t> repeat_shape(const OpRecord& rec, const ParsedAttr& a) {
   return shape;
 }
 
+/// tt-mlir writes no group size on all_gather and reduce_scatter: the result type implies it
+/// (the gathered dim grows, the scattered dim shrinks, by the chips of the group). Left unset
+/// when the types do not say, so the op's verifier names the missing attribute.
+void set_cluster_size(const OpRecord& rec, OpKind kind, Attrs& attrs) {
+  bool gather = kind == OpKind::AllGather;
+  const auto* dim = std::get_if<int64_t>(attrs.find(gather ? "all_gather_dim" : "scatter_dim"));
+  if (dim == nullptr || rec.operand_types.size() != 1) return;
+  const Shape& in = rec.operand_types[0].shape;
+  const Shape& out = rec.result_type.shape;
+  int64_t d = *dim < 0 ? *dim + in.rank() : *dim;
+  if (d < 0 || d >= in.rank() || out.rank() != in.rank()) return;
+  int64_t big = gather ? out[d] : in[d], small = gather ? in[d] : out[d];
+  if (small > 0 && big % small == 0) attrs.set("cluster_size", big / small);
+}
+
 /// tt-mlir's dot_general{batch_dims_lhs, batch_dims_rhs, contract_dims_lhs,
 /// contract_dims_rhs} is a matmul when it contracts one of the last two dims of each operand
 /// with any batch dims leading (what tt-mlir's decomposition pass turns into ttir.matmul).
@@ -135,6 +150,9 @@ void import_ttir_op(FunctionScope& s, OpRecord& rec) {
     if (!attrs.has("dtype")) attrs.set("dtype", rt.dtype);
   }
   if (kind == OpKind::Typecast && !attrs.has("dtype")) attrs.set("dtype", rt.dtype);
+  if ((kind == OpKind::AllGather || kind == OpKind::ReduceScatter) && !attrs.has("cluster_size")) {
+    set_cluster_size(rec, kind, attrs);
+  }
   NodeId id = s.graph.add_op_typed(kind, std::move(operands), std::move(attrs), rt, rec.loc);
   define_result(s, rec, id);
 }

@@ -12,6 +12,7 @@
 
 #include "tilesat/graph/conv_attrs.h"
 #include "tilesat/graph/graph.h"
+#include "tilesat/graph/spmd.h"
 
 #include <span>
 #include <string>
@@ -57,6 +58,14 @@ struct Pool2dOptions {
   std::vector<int64_t> dilation = {1, 1};
   bool ceil_mode = false;
   bool count_include_pad = false; // avg_pool2d only
+};
+
+/// A mesh_shard's attributes; the defaults replicate a host tensor on every chip.
+struct MeshShardOptions {
+  ShardDirection direction = ShardDirection::FullToShard;
+  ShardType type = ShardType::Replicate;
+  std::vector<int64_t> shard_shape = {1}; // pieces per tensor dim
+  std::vector<int64_t> shard_dims = {-1}; // per mesh axis, the tensor dim split over it, or -1
 };
 
 class Builder {
@@ -152,6 +161,15 @@ public:
   Value conv2d(Value x, Value weight, Value bias, Conv2dOptions o = {});
   Value max_pool2d(Value x, std::vector<int64_t> kernel_size, Pool2dOptions o = {});
   Value avg_pool2d(Value x, std::vector<int64_t> kernel_size, Pool2dOptions o = {});
+
+  // Multi-chip (SPMD; see spmd.h). Collectives combine the chips along cluster_axis, of
+  // which there are cluster_size.
+  ///   b.mesh_shard(x, {.type = ShardType::Devices, .shard_shape = {8, 1},
+  ///                    .shard_dims = {-1, 0}});   // rows of x split over a 1x8 mesh
+  Value mesh_shard(Value x, MeshShardOptions o = {});
+  Value all_gather(Value x, int64_t dim, int64_t cluster_axis, int64_t cluster_size);
+  Value reduce_scatter(Value x, int64_t dim, int64_t cluster_axis, int64_t cluster_size);
+  Value all_reduce(Value x, int64_t cluster_axis);
 
 private:
   Value unary(OpKind kind, Value x) { return op(kind, {x}); }

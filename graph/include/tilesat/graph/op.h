@@ -45,6 +45,7 @@ enum class OpTrait : uint32_t {
   Reduction = 1u << 7,         // reduces over dims
   DataMovement = 1u << 8,      // only moves or copies elements
   Fused = 1u << 9,             // a fusion of other ops
+  MultiChip = 1u << 10,        // moves or combines values between the chips of a mesh
 };
 constexpr OpTrait operator|(OpTrait a, OpTrait b) {
   return static_cast<OpTrait>(static_cast<uint32_t>(a) | static_cast<uint32_t>(b));

@@ -14,12 +14,6 @@ namespace {
 
 using DK = Distribution::Kind;
 
-#if __has_include("tilesat/graph/spmd.h")
-#define TILESAT_MESH_OPS 1
-#endif
-
-#ifdef TILESAT_MESH_OPS
-
 // A mesh_shard's attributes for a tensor of `rank` distributed as `d` (replicated: [1], [-1]).
 Attrs shard_attrs(const Distribution& d, std::span<const MeshGroup> groups, int64_t rank,
                   bool to_shards) {
@@ -99,6 +93,13 @@ private:
       NodeId a = out_.graph.add_argument(n.name, n.type, n.role, n.loc);
       record(a, "host", -1);
       host_[v] = a;
+      // Every chip sees a graph argument whole: a replicated one needs no mesh_shard (and is
+      // planned as on one chip: a conv2d weight read as stored, const-eval work once).
+      if (d.kind == DK::Replicated) {
+        out_.distribution[a] = dist;
+        local_[{v, key(d)}] = a;
+        return;
+      }
       local_[{v, key(d)}] =
           add(OpKind::MeshShard, {a}, shard_attrs(d, p_.groups, n.type.shape.rank(), true), dist);
       return;
@@ -123,6 +124,10 @@ private:
     const MeshConversion& c = p_.conversions[static_cast<size_t>(i)];
     const Node& n = g_.node(c.value);
     std::string dist = distribution_str(c.to, p_.groups);
+    if (c.host && c.to.kind == DK::Replicated) {
+      local_[{c.value, key(c.to)}] = host_.at(c.value);
+      return;
+    }
     if (c.host) {
       // The host hands the argument over once more, split another way.
       local_[{c.value, key(c.to)}] =
@@ -165,25 +170,10 @@ private:
   std::map<NodeId, NodeId> host_;
 };
 
-#endif
-
 } // namespace
 
-#ifdef TILESAT_MESH_OPS
-bool has_mesh_ops() {
-  return true;
-}
 MeshGraph per_chip_graph(const Graph& g, const MeshPartition& p) {
   return Emitter(g, p).run();
 }
-#else
-bool has_mesh_ops() {
-  return false;
-}
-MeshGraph per_chip_graph(const Graph&, const MeshPartition&) {
-  throw Error("mesh plans need the multi-chip ops (mesh_shard, all_gather, reduce_scatter, "
-              "all_reduce), which this build lacks");
-}
-#endif
 
 } // namespace tilesat::cost

@@ -1,8 +1,8 @@
 // The per-chip graph of a mesh partition: one SPMD graph every chip of the mesh runs.
 //
-// Its arguments are the full host tensors, each followed by a `mesh_shard` (full_to_shard)
-// giving every chip its block (or the whole tensor, replicated); each op runs at its local
-// shapes (a reshape's or broadcast's shape, a slice's ends made local: mesh_dims.h); each
+// Its arguments are the full host tensors, which every chip sees whole (replicated); a sharded
+// one is followed by a `mesh_shard` (full_to_shard) giving every chip its block; each op runs at
+// its local shapes (a reshape's or broadcast's shape, a slice's ends made local: mesh_dims.h); each
 // conversion of the partition is its collective (all_gather, reduce_scatter, all_reduce over
 // the group's mesh axis, tt-mlir's attribute names), made once per value and distribution; each
 // result leaves through a `mesh_shard` (shard_to_full) from the distribution the partition
@@ -25,8 +25,8 @@ namespace tilesat::cost {
 /// The per-chip graph and, for each of its nodes, how the value is spread over the chips.
 struct MeshGraph {
   Graph graph;
-  /// By NodeId of `graph`: distribution_str of the value, or "host" for a full host tensor (an
-  /// argument before its mesh_shard, a result after it).
+  /// By NodeId of `graph`: distribution_str of the value, or "host" for a full host tensor (a
+  /// sharded argument before its mesh_shard, a result after it).
   std::vector<std::string> distribution;
   /// By NodeId of `graph`: the partition's conversion a collective performs, or -1.
   std::vector<int> conversion;
@@ -35,9 +35,5 @@ struct MeshGraph {
 /// Emits the per-chip graph of `p` (a partition of `g`); throws tilesat::Error naming the
 /// value when an op cannot take its local shapes.
 MeshGraph per_chip_graph(const Graph& g, const MeshPartition& p);
-
-/// Whether this build has the multi-chip ops (mesh_shard and the collectives) per_chip_graph
-/// emits; without them it throws.
-bool has_mesh_ops();
 
 } // namespace tilesat::cost

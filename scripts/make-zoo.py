@@ -150,8 +150,9 @@ def zoo():
                 models[f"{name}_l{depth}_s{seq}_b{batch}"] = (
                     "bert", lambda h=hidden, n=heads, f=ffn, d=depth: EncoderStack(h, n, f, d),
                     [seq, batch, hidden], "hidden_states", {0: 16, 1: 1})
-    models["resnet50_b2"] = ("cnn", lambda: torchvision.models.resnet50(weights=None),
-                             [2, 3, 224, 224], "input", None)
+    for batch in (2, 128):
+        models[f"resnet50_b{batch}"] = ("cnn", lambda: torchvision.models.resnet50(weights=None),
+                                        [batch, 3, 224, 224], "input", None)
     models["bert_base_l1_s128_b1"] = ("bert", lambda: EncoderStack(768, 12, 3072, 1),
                                       [128, 1, 768], "hidden_states", {0: 16, 1: 1})
     for depth in (1, 6, 12):

@@ -20,7 +20,9 @@ Placement dram_tile_placement() {
 }
 
 bool reads_as_stored(OpKind kind, size_t operand) {
-  return kind == OpKind::Conv2d && operand >= 1;
+  // mesh_shard moves host data to (or from) the chips: each chip's shard is tilized as it
+  // arrives (its cost), never the whole host tensor on one chip first.
+  return (kind == OpKind::Conv2d && operand >= 1) || kind == OpKind::MeshShard;
 }
 
 Placement argument_placement(bool on_device) {

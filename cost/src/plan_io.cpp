@@ -26,12 +26,32 @@ std::string operands_str(const std::vector<std::string>& names, const PlannedOp&
   return fmt::format("{}", fmt::join(out, ", "));
 }
 
+bool on_mesh(const Plan& plan) {
+  return plan.mesh_shape[0] * plan.mesh_shape[1] > 1;
+}
+
+bool is_collective(const PlannedOp& op) {
+  return op.kind == "all_gather" || op.kind == "reduce_scatter" || op.kind == "all_reduce";
+}
+
+// Per inference: the collectives' predicted time.
+double collectives_us(const Plan& plan) {
+  double us = 0;
+  for (const PlannedOp& op : plan.ops)
+    if (is_collective(op) && !op.one_time) us += op.predicted_us;
+  return us;
+}
+
 nlohmann::json report_of(const Plan& plan, const egraph::Report* report) {
   using nlohmann::json;
   json j;
   j["function"] = plan.graph.name();
   j["device"] = plan.device;
   j["trace"] = plan.traced;
+  if (on_mesh(plan)) {
+    j["mesh_shape"] = {plan.mesh_shape[0], plan.mesh_shape[1]};
+    j["collectives_us"] = collectives_us(plan);
+  }
   json ops = json::array();
   const std::vector<std::string> names = value_names(plan);
   for (const PlannedOp& op : plan.ops) {
@@ -47,6 +67,7 @@ nlohmann::json report_of(const Plan& plan, const egraph::Report* report) {
       o["shard_grid"] = {p.grid.rows, p.grid.cols};
       o["shard_shape"] = {p.shard_shape[0], p.shard_shape[1]};
     }
+    if (!plan.distribution(op.result).empty()) o["distribution"] = plan.distribution(op.result);
     o["grid"] = {op.grid.rows, op.grid.cols};
     o["cores"] = op.cores;
     o["fidelity"] = std::string(fidelity_name(op.fidelity));
@@ -90,6 +111,13 @@ std::string plan_to_text(const Plan& plan) {
       "// plan @{} for {}: {} device ops, extracted by {} (cost {:.2f} us, gap {:.3f})\n",
       plan.graph.name(), plan.device, plan.ops.size(), plan.extraction_method, plan.extraction_cost,
       plan.optimality_gap);
+  if (on_mesh(plan)) {
+    size_t collectives = std::count_if(plan.ops.begin(), plan.ops.end(), is_collective);
+    out += fmt::format("// mesh {}x{}: every chip runs this program on its shards (SPMD); {} "
+                       "collective{}, {:.2f} us per inference\n",
+                       plan.mesh_shape[0], plan.mesh_shape[1], collectives,
+                       collectives == 1 ? "" : "s", collectives_us(plan));
+  }
   const std::vector<std::string> names = value_names(plan);
   for (size_t i = 0; i < plan.ops.size(); ++i) {
     const PlannedOp& op = plan.ops[i];
@@ -107,10 +135,12 @@ std::string plan_to_text(const Plan& plan) {
       std::string act = plan.graph.node(op.node).attrs.get_or<std::string>("activation", "");
       if (!act.empty()) activation = fmt::format(" | activation {}", act);
     }
-    out += fmt::format("{:3} {} = {}({}) -> {} | {} cores ({}x{}){} | {:.2f} us | L1 {} B/core | "
+    const std::string& dist = plan.distribution(op.result);
+    out += fmt::format("{:3} {} = {}({}) -> {}{} | {} cores ({}x{}){} | {:.2f} us | L1 {} B/core | "
                        "{} CBs | {}-bound{}{}\n",
                        i, op.name, op.kind, operands_str(names, op),
-                       placement_str(plan.values[op.result].placement), op.cores, op.grid.rows,
+                       placement_str(plan.values[op.result].placement),
+                       dist.empty() ? "" : fmt::format(" {}", dist), op.cores, op.grid.rows,
                        op.grid.cols, blocking, op.predicted_us, op.l1_bytes_per_core,
                        op.circular_buffers, op.cost.dominant, activation,
                        op.one_time ? " | one-time" : "");

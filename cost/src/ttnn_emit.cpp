@@ -165,8 +165,13 @@ public:
     std::vector<std::string> result_types;
     for (uint32_t v : plan_.results) result_types.push_back(type_of(v));
     std::string out = fmt::format(
-        "{}// {} on {}: {} device op{}, {:.2f} us predicted{}\n", indent, print_symbol(g_.name()),
-        plan_.device, plan_.ops.size(), plan_.ops.size() == 1 ? "" : "s", plan_.predicted_total_us,
+        "{}// {} on {}{}: {} device op{}, {:.2f} us predicted{}\n", indent, print_symbol(g_.name()),
+        plan_.device,
+        plan_.mesh_shape[0] * plan_.mesh_shape[1] > 1
+            ? fmt::format(" (mesh {}x{}, every chip this program)", plan_.mesh_shape[0],
+                          plan_.mesh_shape[1])
+            : "",
+        plan_.ops.size(), plan_.ops.size() == 1 ? "" : "s", plan_.predicted_total_us,
         plan_.predicted_one_time_us > 0 ? fmt::format(" (+ {:.2f} us of one-time const-eval ops "
                                                       "first)",
                                                       plan_.predicted_one_time_us)
@@ -232,9 +237,17 @@ private:
       std::tie(name, attrs) = op_text(g_.node(op.node));
     }
     names_[op.result] = fmt::format("%{}", next_++);
-    out += fmt::format("{}{} = \"ttnn.{}\"({}){} : ({}) -> {}\n", body_indent_, names_[op.result],
+    // On a mesh: how the result is spread over the chips, and each collective's time.
+    std::string mesh;
+    if (const std::string& d = plan_.distribution(op.result); !d.empty()) {
+      bool collective =
+          op.kind == "all_gather" || op.kind == "reduce_scatter" || op.kind == "all_reduce";
+      mesh = collective ? fmt::format(" // {}, {:.2f} us", d, op.predicted_us)
+                        : fmt::format(" // {}", d);
+    }
+    out += fmt::format("{}{} = \"ttnn.{}\"({}){} : ({}) -> {}{}\n", body_indent_, names_[op.result],
                        name, fmt::join(operands, ", "), attrs.empty() ? "" : " <{" + attrs + "}>",
-                       fmt::join(types, ", "), type_of(op.result));
+                       fmt::join(types, ", "), type_of(op.result), mesh);
   }
 
   const Plan& plan_;

@@ -436,6 +436,10 @@ public:
         out.reads.push_back(read_reads(line, body));
         continue;
       }
+      if (body.starts_with("mesh ") || body.starts_with("mesh\t")) {
+        out.meshes.push_back(read_mesh(line, body));
+        continue;
+      }
       read_rule(line, body, out);
     }
     return out;
@@ -553,6 +557,70 @@ private:
     rule.memory = read_memory(line, words[1], true);
     if (rule.buffer == LayoutBuffer::Dram && rule.memory.front() != LayoutMemory::Interleaved)
       line.fail(line.offset_of(words[1]), "DRAM is interleaved (sharding is in L1)");
+    return rule;
+  }
+
+  // One term of a `mesh` line: `replicated`, `partial`, `shard(N)` or `shard(NAME)`; a
+  // variable must be the rule's one variable `var` (set by its first use).
+  static MeshTerm read_mesh_term(const LineReader& line, std::string_view text, std::string& var) {
+    text = trim(text);
+    if (text == "replicated") return {MeshTerm::Kind::Replicated, 0};
+    if (text == "partial") return {MeshTerm::Kind::Partial, 0};
+    const std::string_view usage = "'replicated', 'partial', 'shard(DIM)' or 'shard(NAME)'";
+    if (!text.starts_with("shard(") || !text.ends_with(")"))
+      line.fail(line.offset_of(text), fmt::format("expected {}, got '{}'", usage, text));
+    std::string_view arg = trim(text.substr(6, text.size() - 7));
+    if (arg.empty()) line.fail(line.offset_of(text), fmt::format("expected {}", usage));
+    if (std::isalpha(static_cast<unsigned char>(arg.front()))) {
+      for (char c : arg)
+        if (!is_name_char(c))
+          line.fail(line.offset_of(arg), fmt::format("expected a dim or a name, got '{}'", arg));
+      if (var.empty()) var = std::string(arg);
+      if (arg != var)
+        line.fail(line.offset_of(arg),
+                  fmt::format("a mesh rule has one dim variable ('{}'), got '{}'", var, arg));
+      return {MeshTerm::Kind::ShardVar, 0};
+    }
+    egraph::AttrValue v = parse_literal(line, arg);
+    if (!v.is_int())
+      line.fail(line.offset_of(arg), fmt::format("expected an integer dim, got '{}'", arg));
+    return {MeshTerm::Kind::ShardDim, v.as_int()};
+  }
+
+  // `mesh NAME: OPS => OPERAND, ...[...] -> RESULT` (mesh_rule.h).
+  MeshRule read_mesh(const LineReader& line, std::string_view body) {
+    MeshRule rule;
+    std::string_view right =
+        read_selection(line, body, "mesh", "mesh NAME: ops => OPERAND, ... -> RESULT", rule);
+    size_t arrow = find_top_level(right, "->");
+    if (arrow == std::string_view::npos)
+      line.fail(line.offset_of(right), "expected '-> RESULT' after the operands");
+    std::string var;
+    std::vector<std::string_view> items = split_top_level(right.substr(0, arrow));
+    for (size_t i = 0; i < items.size(); ++i) {
+      std::string_view item = trim(items[i]);
+      if (item.ends_with("...")) {
+        if (i + 1 != items.size())
+          line.fail(line.offset_of(item), "'...' follows the last operand only");
+        rule.repeat_last = true;
+        item = trim(item.substr(0, item.size() - 3));
+      }
+      rule.operands.push_back(read_mesh_term(line, item, var));
+    }
+    rule.result = read_mesh_term(line, right.substr(arrow + 2), var);
+    bool operand_var = false;
+    for (const MeshTerm& t : rule.operands)
+      operand_var = operand_var || t.kind == MeshTerm::Kind::ShardVar;
+    if (operand_var && rule.result.kind != MeshTerm::Kind::ShardVar)
+      line.fail(line.offset_of(right) + arrow,
+                fmt::format("an operand's 'shard({})' needs the result 'shard({})' too", var, var));
+    if (rule.result.kind == MeshTerm::Kind::ShardVar) {
+      bool bound = false;
+      for (const MeshTerm& t : rule.operands) bound = bound || t.kind == MeshTerm::Kind::ShardVar;
+      if (!bound)
+        line.fail(line.offset_of(right) + arrow,
+                  fmt::format("the result's 'shard({})' needs an operand split by it", var));
+    }
     return rule;
   }
 

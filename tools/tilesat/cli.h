@@ -7,6 +7,7 @@
 #pragma once
 
 #include "tilesat/cost/extract.h"
+#include "tilesat/cost/mesh_partition.h"
 #include "tilesat/cost/op_cost.h"
 #include "tilesat/cost/placement.h"
 #include "tilesat/egraph/rewrite.h"
@@ -92,6 +93,8 @@ int run_check(const Options& o);
 struct SelectedRules {
   std::vector<egraph::Rewrite> rewrites;
   std::shared_ptr<const cost::LayoutChoice> layouts;
+  /// The `mesh` lines: how ops split over a mesh device's chips.
+  std::shared_ptr<const cost::MeshChoice> mesh;
 };
 SelectedRules selected_rules(const Options& o);
 /// How `--random-init` scales drawn values; `fallback` when the flag is not given.

@@ -2,6 +2,7 @@
 // program with the fewest ops and prints the file as canonical TTIR.
 #include "cli.h"
 #include "opt_plan.h"
+#include "tilesat/cost/mesh_partition.h"
 #include "tilesat/cost/placement.h"
 #include "tilesat/graph/parser.h"
 #include "tilesat/graph/printer.h"
@@ -31,12 +32,15 @@ std::vector<rewrites::RuleFile> selected_files(const Options& o) {
 SelectedRules selected_rules(const Options& o) {
   SelectedRules out;
   auto layouts = std::make_shared<cost::LayoutChoice>();
+  auto mesh = std::make_shared<cost::MeshChoice>();
   for (rewrites::RuleFile& f : selected_files(o)) {
+    for (rewrites::MeshRule& r : f.meshes) mesh->rules.push_back(std::move(r));
     for (egraph::Rewrite& r : f.rewrites) out.rewrites.push_back(std::move(r));
     for (rewrites::LayoutRule& r : f.layouts) layouts->rules.push_back(std::move(r));
     for (rewrites::OperandRule& r : f.reads) layouts->reads.push_back(std::move(r));
   }
   out.layouts = std::move(layouts);
+  out.mesh = std::move(mesh);
   return out;
 }
 

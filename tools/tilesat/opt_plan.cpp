@@ -3,6 +3,7 @@
 
 #include "tilesat/cost/device.h"
 #include "tilesat/cost/extract.h"
+#include "tilesat/cost/mesh_plan.h"
 #include "tilesat/cost/plan_io.h"
 #include "tilesat/cost/ttnn_emit.h"
 #include "tilesat/graph/printer.h"
@@ -32,8 +33,12 @@ int run_opt_plan(const Options& o, const SelectedRules& rules, SourceFile& file,
     copts.arguments_on_device = m.device_tensors;
     cost::CostModel model(device, copts);
     for (Graph& g : m.functions) {
+      // A mesh device plans one per-chip program; one chip plans as always.
       results.push_back(
-          cost::optimize_for_device(g, rules.rewrites, runner_config(o, g), model, eopts));
+          cost::mesh_groups(device).empty()
+              ? cost::optimize_for_device(g, rules.rewrites, runner_config(o, g), model, eopts)
+              : cost::optimize_for_mesh(g, rules.rewrites, runner_config(o, g), model, eopts,
+                                        *rules.mesh));
       if (o.stats) fmt::print(stderr, "// @{}\n{}", g.name(), results.back().report.to_table());
     }
   }

@@ -29,6 +29,11 @@ int run_verify_rules(const Options& o) {
       fmt::print("// {} layout line{} and {} reads line{}: placements, not rewrites\n",
                  f.layouts.size(), f.layouts.size() == 1 ? "" : "s", f.reads.size(),
                  f.reads.size() == 1 ? "" : "s");
+    // Mesh lines choose how ops split over chips (the cost model's DP; the runtime's check
+    // compares with one chip).
+    if (!f.meshes.empty())
+      fmt::print("// {} mesh line{}: distributions over a mesh, not rewrites\n", f.meshes.size(),
+                 f.meshes.size() == 1 ? "" : "s");
   }
   fmt::print("{} proved, {} refuted, {} not checkable\n", proved, refuted, unchecked);
   return refuted > 0 ? 1 : 0;

@@ -78,7 +78,8 @@ Placement argument_placement(bool on_device);
 /// Whether op `kind` reads operand `operand` as it is stored, row-major included, so the
 /// planner need not convert it to tiles: conv2d's weight and bias (the device prepares conv
 /// weights itself, and a tile copy of an OIHW weight would pad each KHxKW kernel to a whole
-/// 32x32 tile: 113x the bytes of a 3x3 kernel).
+/// 32x32 tile: 113x the bytes of a 3x3 kernel); and mesh_shard's operand (host data reaching
+/// each chip as its shard, tilized on arrival: mesh_shard's own cost).
 ///   reads_as_stored(OpKind::Conv2d, 1);  // true
 bool reads_as_stored(OpKind kind, size_t operand);
 /// The placements the planner may give a value of `type` that op `producer` computes.

@@ -125,6 +125,9 @@ struct PlannedOp {
 struct Plan {
   /// The device descriptor's name ("wormhole_b0").
   std::string device;
+  /// The mesh the program runs on, every chip the same program (SPMD; mesh_plan.h): {1, 1}
+  /// for one chip, {1, 8} for a T3000's ring.
+  std::array<int64_t, 2> mesh_shape{1, 1};
   /// Whether ops were priced as replayed from a trace (CostOptions::trace), or each with the
   /// host's dispatch time.
   bool traced = true;
@@ -132,6 +135,15 @@ struct Plan {
   Graph graph;
   /// Arguments first (in graph argument order), then op results.
   std::vector<PlannedValue> values;
+  /// On a mesh, by index into `values`: how the value is spread over the chips ("replicated",
+  /// "shard(dim=0, axis=1, chips=8)", "partial(axis=1, chips=8)"), or "host" for a full host
+  /// tensor (an argument, a result after its mesh_shard). Empty on one chip.
+  std::vector<std::string> distributions;
+  /// distributions[v], or "" (one chip).
+  const std::string& distribution(uint32_t v) const {
+    static const std::string kNone;
+    return v < distributions.size() ? distributions[v] : kNone;
+  }
   std::vector<PlannedOp> ops;
   /// The values holding the graph's results, in result order.
   std::vector<uint32_t> results;

@@ -4,7 +4,8 @@
 // `#` starts a comment; `ops NAME = add, multiply` declares an op set, and a rule naming
 // NAME as an op stands for one rule per member; `layout NAME: OPS => tile l1 block_sharded`
 // declares a physical variant for the cost model and `reads NAME: OPS => l1 sharded` where
-// ops read their operands (layout_rule.h). Left and right sides are egraph
+// ops read their operands (layout_rule.h); `mesh NAME: OPS => shard(d)... -> shard(d)` how
+// ops split over the chips of a mesh (mesh_rule.h). Left and right sides are egraph
 // patterns over the op registry's names; a right side may instead be a computed one, `@name(args)`.
 // A left side of several parts, `?p = (linear ?x ?w1 ?b1), ?q = (linear ?x ?w2 ?b2)`, is a
 // multi-pattern (egraph/multipattern.h): its parts match together, joined on shared variables,
@@ -20,6 +21,7 @@
 
 #include "tilesat/egraph/rewrite.h"
 #include "tilesat/rewrites/layout_rule.h"
+#include "tilesat/rewrites/mesh_rule.h"
 
 #include <string>
 #include <string_view>
@@ -46,6 +48,8 @@ struct RuleFile {
   std::vector<LayoutRule> layouts;
   /// The `reads` lines in file order (layout_rule.h): where ops read their operands from.
   std::vector<OperandRule> reads;
+  /// The `mesh` lines in file order (mesh_rule.h): how ops may be split over a mesh.
+  std::vector<MeshRule> meshes;
 };
 
 /// Parses rule text; `filename` is what errors call it.

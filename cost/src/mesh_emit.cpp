@@ -14,28 +14,6 @@ namespace {
 
 using DK = Distribution::Kind;
 
-// A mesh_shard's attributes for a tensor of `rank` distributed as `d` (replicated: [1], [-1]).
-Attrs shard_attrs(const Distribution& d, std::span<const MeshGroup> groups, int64_t rank,
-                  bool to_shards) {
-  Attrs a;
-  a.set("shard_direction", std::string(to_shards ? "full_to_shard" : "shard_to_full"));
-  if (d.kind != DK::Sharded) {
-    a.set("shard_type", std::string("replicate"));
-    a.set("shard_shape", std::vector<int64_t>{1});
-    a.set("shard_dims", std::vector<int64_t>{-1});
-    return a;
-  }
-  const MeshGroup& g = groups[static_cast<size_t>(d.group)];
-  std::vector<int64_t> shape(static_cast<size_t>(rank), 1);
-  shape[static_cast<size_t>(d.dim)] = g.chips;
-  std::vector<int64_t> dims{-1, -1};
-  dims[static_cast<size_t>(g.axis)] = d.dim;
-  a.set("shard_type", std::string("devices"));
-  a.set("shard_shape", shape);
-  a.set("shard_dims", dims);
-  return a;
-}
-
 class Emitter {
 public:
   Emitter(const Graph& g, const MeshPartition& p) : g_(g), p_(p) { out_.graph.set_name(g.name()); }
@@ -52,7 +30,7 @@ public:
       NodeId local = at(r.value, d);
       NodeId full =
           add(OpKind::MeshShard, {local},
-              shard_attrs(d, p_.groups, g_.node(r.value).type.shape.rank(), false), "host");
+              mesh_shard_attrs(d, p_.groups, g_.node(r.value).type.shape.rank(), false), "host");
       out_.graph.add_result(full, r.name);
     }
     return std::move(out_);
@@ -100,8 +78,8 @@ private:
         local_[{v, key(d)}] = a;
         return;
       }
-      local_[{v, key(d)}] =
-          add(OpKind::MeshShard, {a}, shard_attrs(d, p_.groups, n.type.shape.rank(), true), dist);
+      local_[{v, key(d)}] = add(OpKind::MeshShard, {a},
+                                mesh_shard_attrs(d, p_.groups, n.type.shape.rank(), true), dist);
       return;
     }
     std::vector<NodeId> operands;
@@ -132,7 +110,7 @@ private:
       // The host hands the argument over once more, split another way.
       local_[{c.value, key(c.to)}] =
           add(OpKind::MeshShard, {host_.at(c.value)},
-              shard_attrs(c.to, p_.groups, n.type.shape.rank(), true), dist, i);
+              mesh_shard_attrs(c.to, p_.groups, n.type.shape.rank(), true), dist, i);
       return;
     }
     const Distribution& grouped = c.from.kind == DK::Replicated ? c.to : c.from;

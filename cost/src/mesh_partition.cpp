@@ -46,6 +46,10 @@ public:
     dists_.resize(g_.num_nodes());
     best_.resize(g_.num_nodes());
     one_time_.assign(g_.num_nodes(), false);
+    read_as_stored_.assign(g_.num_nodes(), false);
+    for (NodeId u = 0; u < g_.num_nodes(); ++u)
+      for (size_t i = 0; i < g_.node(u).operands.size(); ++i)
+        if (reads_as_stored(g_.node(u).kind, i)) read_as_stored_[g_.node(u).operands[i]] = true;
     for (NodeId v : order) plan_value(v);
 
     std::vector<std::vector<Distribution>> requests(g_.num_nodes());
@@ -153,9 +157,12 @@ private:
     c.scaled = from.kind == DK::Replicated;
     c.bytes = static_cast<double>(CostModel::tensor_bytes(g_.node(v).type, Layout::Tile));
     if (g_.node(v).kind == OpKind::Argument) {
-      // The host hands an argument over in every distribution its users need.
+      // The host hands an argument over in every distribution its users need: a replicated
+      // one as on one chip (the same in every plan), a sharded one through the mesh_shard the
+      // planner prices, which moves one chip's shard.
       c.host = true;
       c.detail = "from the host";
+      c.us = host_arrival_us(v, to);
       return c;
     }
     int group = from.kind == DK::Replicated ? to.group : from.group;
@@ -164,6 +171,25 @@ private:
     c.us = one_time_[v] ? 0 : e.us;
     c.detail = one_time_[v] ? "once at load (const-eval)" : e.detail;
     return c;
+  }
+
+  // What the host handing argument `v` over in `d` costs beyond the one-chip plan. Replicated
+  // or once at load (const-eval): nothing. Sharded: a tile copy of one chip's shard (the
+  // mesh_shard the planner prices) where an op reads `v` as stored (a conv weight, which
+  // replicated is not converted at all, placement.h reads_as_stored); elsewhere nothing, as
+  // the one-chip plan converts the whole tensor to tiles too.
+  double host_arrival_us(NodeId v, const Distribution& d) const {
+    if (d.kind != DK::Sharded || one_time_[v] || !read_as_stored_[v]) return 0;
+    const TensorType& full = g_.node(v).type;
+    std::array<TensorUse, 1> in{TensorUse{full, host_placement()}};
+    try {
+      return model_
+          .op(OpKind::MeshShard, mesh_shard_attrs(d, groups_, full.shape.rank(), true), in,
+              TensorUse{local_type(full, d, groups_), dram_tile_placement()})
+          .us;
+    } catch (const Error&) {
+      return kInf;
+    }
   }
 
   // The conversions taking `v` from `from` to `to`: none, one collective, or two through
@@ -297,7 +323,10 @@ private:
     bool const_eval = model_.options().const_eval;
     if (n.operands.empty()) {
       one_time_[v] = const_eval && (n.kind != OpKind::Argument || n.role == ArgRole::Weight);
-      for (size_t i = 0; i < dists_[v].size(); ++i) best_[v][i] = Choice{0, 0, "", {}};
+      for (size_t i = 0; i < dists_[v].size(); ++i) {
+        double us = n.kind == OpKind::Argument ? host_arrival_us(v, dists_[v][i]) : 0;
+        best_[v][i] = Choice{us, 0, "", {}};
+      }
       return;
     }
     bool once = const_eval;
@@ -322,6 +351,8 @@ private:
   std::vector<std::vector<Distribution>> dists_;
   std::vector<std::vector<Choice>> best_;
   std::vector<bool> one_time_;
+  // Whether an op reads the value as stored (reads_as_stored).
+  std::vector<bool> read_as_stored_;
 };
 
 } // namespace
@@ -376,6 +407,27 @@ std::string distribution_str(const Distribution& d, std::span<const MeshGroup> g
   }
   if (d.kind == DK::Partial) return fmt::format("partial({})", where);
   return fmt::format("shard(dim={}, {})", d.dim, where);
+}
+
+Attrs mesh_shard_attrs(const Distribution& d, std::span<const MeshGroup> groups, int64_t rank,
+                       bool to_shards) {
+  Attrs a;
+  a.set("shard_direction", std::string(to_shards ? "full_to_shard" : "shard_to_full"));
+  if (d.kind != DK::Sharded) {
+    a.set("shard_type", std::string("replicate"));
+    a.set("shard_shape", std::vector<int64_t>{1});
+    a.set("shard_dims", std::vector<int64_t>{-1});
+    return a;
+  }
+  const MeshGroup& g = groups[static_cast<size_t>(d.group)];
+  std::vector<int64_t> shape(static_cast<size_t>(rank), 1);
+  shape[static_cast<size_t>(d.dim)] = g.chips;
+  std::vector<int64_t> dims{-1, -1};
+  dims[static_cast<size_t>(g.axis)] = d.dim;
+  a.set("shard_type", std::string("devices"));
+  a.set("shard_shape", shape);
+  a.set("shard_dims", dims);
+  return a;
 }
 
 TensorType local_type(const TensorType& type, const Distribution& d,

@@ -93,8 +93,11 @@ public:
     p.device->l1_bytes_per_core = dev_.l1_bytes_per_core;
     p.device->dram_bytes = dev_.dram_bytes;
     p.device->dram_channels = dev_.dram_channels;
-    p.mesh_rows = dev_.mesh_rows;
-    p.mesh_cols = dev_.mesh_cols;
+    // A partitioned plan runs on its mesh view (a T3000's 2x4 chips as one 1x8 ring); a
+    // hand-written per-chip graph on the device's own mesh shape.
+    bool viewed = plan_.mesh_shape[0] * plan_.mesh_shape[1] > 1;
+    p.mesh_rows = viewed ? static_cast<uint32_t>(plan_.mesh_shape[0]) : dev_.mesh_rows;
+    p.mesh_cols = viewed ? static_cast<uint32_t>(plan_.mesh_shape[1]) : dev_.mesh_cols;
     p.predicted_total_us = plan_.predicted_total_us;
     p.predicted_one_time_us = plan_.predicted_one_time_us;
     for (size_t i = 0; i < plan_.values.size(); ++i) add_value(plan_.values[i], i);

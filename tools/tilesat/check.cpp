@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "tilesat/cost/device.h"
 #include "tilesat/cost/extract.h"
+#include "tilesat/cost/mesh_plan.h"
 #include "tilesat/graph/interpreter.h"
 #include "tilesat/graph/mesh_interpreter.h"
 #include "tilesat/graph/module.h"
@@ -40,8 +41,14 @@ int run_check(const Options& o) {
   cost::CostOptions copts = cost_options(o, rules);
   cost::Device device = cost::load_device(o.device.empty() ? "wormhole_b0" : o.device);
   cost::CostModel model(device, copts);
-  cost::DevicePlanResult planned = cost::optimize_for_device(
-      source, rules.rewrites, runner_config(o, source), model, extract_options(o));
+  // A per-chip graph (one with multi-chip ops) runs as written on every chip of the device's
+  // mesh, compared with interpret_mesh; any other graph on a mesh device is partitioned over
+  // the mesh (mesh_plan.h) and compared with the one-device reference.
+  MeshShape mesh = device.mesh ? device.mesh->shape : MeshShape{1, 1};
+  bool spmd = is_per_chip_graph(source);
+  bool partitioned = !spmd && !cost::mesh_groups(device).empty();
+  cost::DevicePlanResult planned = plan_for_device(o, source, rules, model);
+  if (partitioned) mesh = planned.plan.mesh_shape;
   std::vector<uint8_t> bytes =
       lowering::lower_plan(planned.plan, lowering::DeviceSummary::of(device));
   runtime::Program program = runtime::Program::parse(std::move(bytes), source.name());
@@ -53,11 +60,6 @@ int run_check(const Options& o) {
     auto w = weights.find(source.node(source.arguments()[i]).name);
     if (w != weights.end()) args[i] = w->second;
   }
-  // A per-chip graph (one with multi-chip ops) runs on every chip of the device's mesh.
-  MeshShape mesh = device.mesh ? device.mesh->shape : MeshShape{1, 1};
-  bool spmd = mesh[0] * mesh[1] > 1;
-  for (NodeId id = 0; id < source.num_nodes(); ++id)
-    spmd = spmd || op_info(source.node(id).kind).has_trait(OpTrait::MultiChip);
   std::vector<Tensor> reference =
       spmd ? interpret_mesh(source, args, mesh) : evaluate(source, args);
 
@@ -102,7 +104,9 @@ int run_check(const Options& o) {
   fmt::print("check @{} on {}{}: {} ops -> {} device ops, predicted {:.2f} us{}, host {:.1f} us\n",
              source.name(), device.name,
              spmd ? fmt::format(" ({} chips, compared with interpret_mesh)", mesh[0] * mesh[1])
-                  : "",
+             : partitioned ? fmt::format(" ({} chips as {}x{}, partitioned)", mesh[0] * mesh[1],
+                                         mesh[0], mesh[1])
+                           : "",
              source.num_ops(), planned.plan.ops.size(), planned.plan.predicted_total_us,
              planned.plan.predicted_one_time_us > 0
                  ? fmt::format(" (+ {:.2f} us once at load)", planned.plan.predicted_one_time_us)

@@ -104,6 +104,13 @@ RandomInit random_init(const Options& o, RandomInit fallback);
 cost::CostOptions cost_options(const Options& o, const SelectedRules& rules);
 /// Extraction's options from the flags (--extract-time-limit); throws on a negative limit.
 cost::ExtractOptions extract_options(const Options& o);
+/// Whether `g` is a per-chip (SPMD) graph: one with multi-chip ops (mesh_shard, collectives).
+bool is_per_chip_graph(const Graph& g);
+/// What `opt` and `check` plan for `g` on the model's device: a per-chip graph, or any graph
+/// on one chip, as written (optimize_for_device); any other graph on a mesh device partitioned
+/// over its chips (optimize_for_mesh, with the rules' mesh lines).
+cost::DevicePlanResult plan_for_device(const Options& o, const Graph& g, const SelectedRules& rules,
+                                       const cost::CostModel& model);
 /// Default e-graph node limit: 10000, or 4 nodes per node of the graph when that is more.
 inline constexpr size_t kDefaultNodeLimit = 10'000;
 /// The saturation limits of `--iter-limit`, `--node-limit` and `--time-limit` for graph `g`.

@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "opt_plan.h"
 #include "tilesat/cost/mesh_partition.h"
+#include "tilesat/cost/mesh_plan.h"
 #include "tilesat/cost/placement.h"
 #include "tilesat/graph/parser.h"
 #include "tilesat/graph/printer.h"
@@ -51,6 +52,21 @@ cost::CostOptions cost_options(const Options& o, const SelectedRules& rules) {
   copts.const_eval = !o.no_const_eval;
   copts.trace = o.trace;
   return copts;
+}
+
+bool is_per_chip_graph(const Graph& g) {
+  for (NodeId id = 0; id < g.num_nodes(); ++id)
+    if (op_info(g.node(id).kind).has_trait(OpTrait::MultiChip)) return true;
+  return false;
+}
+
+cost::DevicePlanResult plan_for_device(const Options& o, const Graph& g, const SelectedRules& rules,
+                                       const cost::CostModel& model) {
+  if (is_per_chip_graph(g) || cost::mesh_groups(model.device()).empty())
+    return cost::optimize_for_device(g, rules.rewrites, runner_config(o, g), model,
+                                     extract_options(o));
+  return cost::optimize_for_mesh(g, rules.rewrites, runner_config(o, g), model, extract_options(o),
+                                 *rules.mesh);
 }
 
 cost::ExtractOptions extract_options(const Options& o) {

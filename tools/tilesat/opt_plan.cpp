@@ -26,19 +26,13 @@ int run_opt_plan(const Options& o, const SelectedRules& rules, SourceFile& file,
                             o.program_file, o.report_file));
   cost::CostOptions copts = cost_options(o, rules);
   cost::Device device = cost::load_device(o.device.empty() ? "wormhole_b0" : o.device);
-  cost::ExtractOptions eopts = extract_options(o);
   std::vector<cost::DevicePlanResult> results;
   for (Module& m : file.modules) {
     // A TTNN module's arguments are already device tensors.
     copts.arguments_on_device = m.device_tensors;
     cost::CostModel model(device, copts);
     for (Graph& g : m.functions) {
-      // A mesh device plans one per-chip program; one chip plans as always.
-      results.push_back(
-          cost::mesh_groups(device).empty()
-              ? cost::optimize_for_device(g, rules.rewrites, runner_config(o, g), model, eopts)
-              : cost::optimize_for_mesh(g, rules.rewrites, runner_config(o, g), model, eopts,
-                                        *rules.mesh));
+      results.push_back(plan_for_device(o, g, rules, model));
       if (o.stats) fmt::print(stderr, "// @{}\n{}", g.name(), results.back().report.to_table());
     }
   }

@@ -6,7 +6,7 @@
 // with interpret_mesh. On a device whose mesh the shards do not fit, planning says so.
 // RUN: %tilesat opt %s --device t3k --emit plan | FileCheck %s --check-prefix=PLAN
 // PLAN: // plan @main for t3k:
-// PLAN: mesh_shard(%x.dram) -> {{.*}}
+// PLAN: mesh_shard(%x) -> {{.*}}
 // PLAN-NEXT: // mesh_shard (host transfer of one chip's shard): {{.*}}
 // PLAN: all_reduce({{.*}}) -> {{.*}} | ethernet-bound
 // PLAN-NEXT: // all_reduce over 4 chips (mesh axis 1): all_reduce = reduce_scatter line of 4 chips, 1 link(s): {{.*}}
@@ -30,7 +30,7 @@
 // RUN: %tilesat run %t.tsprog --random-inputs 1 --profile - | FileCheck %s --check-prefix=PROFILE
 // RUN: not %tilesat eval %s --random-inputs 1 --output-dir %t.ref 2>&1 | FileCheck %s --check-prefix=EVAL
 // RUN: not %tilesat check %s --device n300 2>&1 | FileCheck %s --check-prefix=N300
-// RAN: ran {{.*}}.tsprog (11 ops on t3k, each of 2x4 chips) in {{.*}}
+// RAN: ran {{.*}}.tsprog ({{[0-9]+}} ops on t3k, each of 2x4 chips) in {{.*}}
 // RAN-NEXT: result0: tensor<64x32xf32>
 // PROFILE: "mesh": "2x4",
 // PROFILE: "kind": "all_reduce"

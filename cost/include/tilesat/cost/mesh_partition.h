@@ -85,6 +85,11 @@ std::string distribution_str(const Distribution& d, std::span<const MeshGroup> g
 ///   local_type({BF16, {128, 64}}, shard dim 0 over 8 chips, groups);   // {BF16, {16, 64}}
 TensorType local_type(const TensorType& type, const Distribution& d,
                       std::span<const MeshGroup> groups);
+/// The attributes of the mesh_shard that splits a host tensor of `rank` dims into `d`
+/// (`to_shards`) or joins it back; replicated: shard_shape [1], shard_dims [-1].
+///   mesh_shard_attrs(shard dim 0 over 8 chips, groups, 2, true);   // shard_shape [8, 1]
+Attrs mesh_shard_attrs(const Distribution& d, std::span<const MeshGroup> groups, int64_t rank,
+                       bool to_shards);
 
 /// One conversion the partition inserts: `value` converted `from` -> `to` (a replicated value
 /// becomes sharded, or a value moves between shardings, through two of them).

@@ -4,6 +4,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 if [ "$(id -u)" = 0 ]; then scripts/install-deps.sh; fi
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
+# The configuration scripts/check.sh tests (a unity build: eight sources compiled as one).
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_UNITY_BUILD=ON -DTILESAT_WERROR=ON
 cmake --build build -j2
 scripts/main-job.sh build

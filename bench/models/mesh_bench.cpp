@@ -7,7 +7,9 @@
 // collective the plan places and its predicted cost. The models are the zoo's ONNX exports
 // (scripts/make-zoo.py: resnet50_b16, resnet50_b128, llama_8b_layer_s128_b1). For each mesh
 // plan it also prints the partition's own estimate (ops at local shapes in DRAM plus
-// collectives) beside the planned per-chip program's.
+// collectives) beside the planned per-chip program's. The zoo's exports carry their parameters
+// as graph inputs named `module.weight`; both sides treat those as weights, resident on the
+// chips (loaded, sharded and tilized once), as tt-metal's measured runs keep them.
 //
 //   mesh_bench --zoo build/zoo [--mesh t3k] [--rules FILE]
 //
@@ -41,6 +43,9 @@ struct Planned {
 Planned plan_model(const std::string& path, std::span<const egraph::Rewrite> rules,
                    const cost::CostModel& model, const cost::MeshChoice& mesh) {
   onnx::ImportedModel m = onnx::import_file(path);
+  for (NodeId a : m.graph.arguments())
+    if (m.graph.node(a).name.find('.') != std::string::npos)
+      m.graph.mutable_node(a).role = ArgRole::Weight;
   Planned out;
   if (cost::mesh_groups(model.device()).empty()) {
     out.plan = cost::optimize_for_device(m.graph, rules, {}, model, {}).plan;

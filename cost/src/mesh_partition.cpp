@@ -384,6 +384,20 @@ Device mesh_view_device(const Device& device) {
   return d;
 }
 
+Device device_on_mesh(const Device& device, std::array<int64_t, 2> declared) {
+  if (declared == std::array<int64_t, 2>{1, 1}) return device;
+  std::array<int64_t, 2> own = device.mesh ? device.mesh->shape : std::array<int64_t, 2>{1, 1};
+  if (declared == own) return device;
+  if (declared == mesh_view(device)) return mesh_view_device(device);
+  std::string view =
+      mesh_view(device) == own
+          ? std::string()
+          : fmt::format(" or its ring as {}x{}", mesh_view(device)[0], mesh_view(device)[1]);
+  throw Error(fmt::format("the module's mesh {}x{} (ttcore.meshes) does not fit device '{}': its "
+                          "mesh is {}x{}{}",
+                          declared[0], declared[1], device.name, own[0], own[1], view));
+}
+
 std::vector<MeshGroup> mesh_groups(const Device& device) {
   std::vector<MeshGroup> out;
   if (!device.mesh || device.mesh->chips() <= 1) return out;

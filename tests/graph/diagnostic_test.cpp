@@ -16,7 +16,9 @@ TEST(Diagnostic, Rendering) {
   d.loc = SourceLoc{"model.mlir", 12, 7};
   d.message = "expected ')', got ','";
   EXPECT_EQ(d.str(), "model.mlir:12:7: error: expected ')', got ','");
-  EXPECT_EQ((Diagnostic{{}, "boom"}).str(), "error: boom");
+  Diagnostic unplaced;
+  unplaced.message = "boom";
+  EXPECT_EQ(unplaced.str(), "error: boom");
 }
 
 TEST(Diagnostic, ErrorCarriesTheDiagnostic) {

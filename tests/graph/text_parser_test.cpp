@@ -163,6 +163,42 @@ module @second attributes {foo, bar = 3 : i64} {
   EXPECT_THROW(select_function(f, "zzz"), Error);
 }
 
+// tt-mlir's `ttcore.meshes` module attribute (and the older `tt.meshes`) names the mesh a
+// module runs on; the file's modules must agree on it.
+TEST(TextParser, DeclaredMesh) {
+  auto file = [](std::string_view attrs) {
+    return parse_text(fmt::format("module @m{} {{\n  func.func @main(%arg0: tensor<2xf32>) -> "
+                                  "tensor<2xf32> {{\n    return %arg0 : tensor<2xf32>\n  }}\n}}",
+                                  attrs),
+                      "t.mlir");
+  };
+  EXPECT_EQ(declared_mesh(file("")), std::nullopt);
+  EXPECT_EQ(
+      declared_mesh(file(R"( attributes {ttcore.meshes = #ttcore.meshes<[<"mesh" = 2x4>]>})")),
+      (MeshShape{2, 4}));
+  EXPECT_EQ(declared_mesh(file(R"( attributes {tt.meshes = #tt.meshes<[<"m" = 1x8>]>})")),
+            (MeshShape{1, 8}));
+  auto error_of = [&](std::string_view attrs) {
+    try {
+      declared_mesh(file(attrs));
+    } catch (const Error& e) {
+      return e.diagnostic().message;
+    }
+    return std::string("no error");
+  };
+  EXPECT_EQ(error_of(R"( attributes {ttcore.meshes = #ttcore.meshes<[<"a" = 1x2>, <"b" = 2x4>]>})"),
+            "module @m: attribute ttcore.meshes declares 2 meshes; tilesat plans for one");
+  EXPECT_EQ(error_of(R"( attributes {ttcore.meshes = #ttcore.meshes<[<"a" = 0x2>]>})"),
+            "module @m: attribute ttcore.meshes: expected a chip count >= 1 at offset 23 of "
+            "'#ttcore.meshes<[<\"a\" = 0x2>]>'");
+  SourceFile two = file(R"( attributes {ttcore.meshes = #ttcore.meshes<[<"a" = 1x2>]>})");
+  two.modules.push_back(two.modules[0]);
+  two.modules[1].name = "n";
+  two.modules[1].attributes[0].second = R"(#ttcore.meshes<[<"a" = 1x8>]>)";
+  EXPECT_THROW(declared_mesh(two), Error);
+  EXPECT_EQ(declared_mesh(two.modules[1]), (MeshShape{1, 8}));
+}
+
 TEST(TextParser, ErrorMessages) {
   EXPECT_EQ(parse_error(in_main(R"(  %0 = "ttir.relu"(%arg0 : (tensor<4xf32>) -> tensor<4xf32>)")),
             "t.mlir:2:26: error: expected ')', got ':'");

@@ -39,7 +39,7 @@ int run_check(const Options& o) {
   const Graph& source = select_function(file, o.function);
   SelectedRules rules = selected_rules(o);
   cost::CostOptions copts = cost_options(o, rules);
-  cost::Device device = cost::load_device(o.device.empty() ? "wormhole_b0" : o.device);
+  cost::Device device = device_for_input(o, file);
   cost::CostModel model(device, copts);
   // A per-chip graph (one with multi-chip ops) runs as written on every chip of the device's
   // mesh, compared with interpret_mesh; any other graph on a mesh device is partitioned over

@@ -104,6 +104,10 @@ RandomInit random_init(const Options& o, RandomInit fallback);
 cost::CostOptions cost_options(const Options& o, const SelectedRules& rules);
 /// Extraction's options from the flags (--extract-time-limit); throws on a negative limit.
 cost::ExtractOptions extract_options(const Options& o);
+/// The device to plan `file` for: --device (default wormhole_b0) seen as the mesh the file's
+/// modules declare (`ttcore.meshes`, cost::device_on_mesh). Without --device, a declared mesh
+/// of several chips picks the shipped device that has it (1x2: n300, 2x4 or 1x8: t3k, ...).
+cost::Device device_for_input(const Options& o, const SourceFile& file);
 /// Whether `g` is a per-chip (SPMD) graph: one with multi-chip ops (mesh_shard, collectives).
 bool is_per_chip_graph(const Graph& g);
 /// What `opt` and `check` plan for `g` on the model's device: a per-chip graph, or any graph

@@ -54,6 +54,25 @@ cost::CostOptions cost_options(const Options& o, const SelectedRules& rules) {
   return copts;
 }
 
+cost::Device device_for_input(const Options& o, const SourceFile& file) {
+  std::optional<MeshShape> declared = declared_mesh(file);
+  if (!o.device.empty() || !declared || (*declared)[0] * (*declared)[1] == 1) {
+    cost::Device device = cost::load_device(o.device.empty() ? "wormhole_b0" : o.device);
+    return declared ? cost::device_on_mesh(device, *declared) : device;
+  }
+  std::string tried;
+  for (const std::string& name : cost::device_names()) {
+    cost::Device d = cost::load_device(name);
+    if (!d.mesh) continue;
+    if (d.mesh->shape == *declared || cost::mesh_view(d) == *declared)
+      return cost::device_on_mesh(d, *declared);
+    tried += fmt::format("{}{} {}", tried.empty() ? "" : ", ", name, mesh_shape_str(d.mesh->shape));
+  }
+  throw Error(fmt::format("the input declares mesh {} (ttcore.meshes) and no shipped mesh device "
+                          "has it ({}); give --device",
+                          mesh_shape_str(*declared), tried));
+}
+
 bool is_per_chip_graph(const Graph& g) {
   for (NodeId id = 0; id < g.num_nodes(); ++id)
     if (op_info(g.node(id).kind).has_trait(OpTrait::MultiChip)) return true;

@@ -25,7 +25,7 @@ int run_opt_plan(const Options& o, const SelectedRules& rules, SourceFile& file,
                             "each other",
                             o.program_file, o.report_file));
   cost::CostOptions copts = cost_options(o, rules);
-  cost::Device device = cost::load_device(o.device.empty() ? "wormhole_b0" : o.device);
+  cost::Device device = device_for_input(o, file);
   std::vector<cost::DevicePlanResult> results;
   for (Module& m : file.modules) {
     // A TTNN module's arguments are already device tensors.

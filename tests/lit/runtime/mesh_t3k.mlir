@@ -3,7 +3,7 @@
 // all_reduce along cluster_axis 1), the result reassembled from the rows. It plans on the
 // mesh's chip with the collective priced over the mesh's Ethernet, lowers to a program for
 // every chip of the mesh, runs with each chip in its own thread, and `check` compares the run
-// with interpret_mesh. On a device whose mesh the shards do not fit, planning says so.
+// with interpret_mesh. On a device without the module's mesh (ttcore.meshes), planning says so.
 // RUN: %tilesat opt %s --device t3k --emit plan | FileCheck %s --check-prefix=PLAN
 // PLAN: // plan @main for t3k:
 // PLAN: mesh_shard(%x) -> {{.*}}
@@ -35,7 +35,7 @@
 // PROFILE: "mesh": "2x4",
 // PROFILE: "kind": "all_reduce"
 // EVAL: error: 'ttir.mesh_shard' moves values between the chips of a mesh; evaluate a mesh program with interpret_mesh (or tilesat check --device <mesh>)
-// N300: tilesat: error: 'mesh_shard' on device 'n300': expected shard_shape[0] = 1 (the chips along mesh axis 0 of a 1x2 mesh), got 2
+// N300: tilesat: error: the module's mesh 2x4 (ttcore.meshes) does not fit device 'n300': its mesh is 1x2
 
 module @mlp_2x4 attributes {ttcore.meshes = #ttcore.meshes<[<"mesh" = 2x4>]>} {
   func.func @main(%x: tensor<64x32xf32>, %w1: tensor<32x128xf32>, %w2: tensor<128x32xf32>) -> tensor<64x32xf32> {

@@ -56,6 +56,14 @@ std::array<int64_t, 2> mesh_view(const Device& device);
 ///   mesh_view_device(load_device("t3k")).mesh->shape;   // {1, 8}
 Device mesh_view_device(const Device& device);
 
+/// `device` seen as the mesh a module declares (tt-mlir's `ttcore.meshes`): its own mesh shape,
+/// or its ring view (mesh_view_device) when `declared` is 1 x chips. A declared 1x1 mesh leaves
+/// the device as it is (tt-mlir declares one on every single-chip module). Throws tilesat::Error
+/// when the declared mesh is neither.
+///   device_on_mesh(load_device("t3k"), {1, 8}).mesh->shape;   // {1, 8}
+///   device_on_mesh(load_device("t3k"), {4, 2});               // error
+Device device_on_mesh(const Device& device, std::array<int64_t, 2> declared);
+
 /// Chips a value may be split over: the chips along one axis of the mesh view (the value is
 /// then replicated along the other axis), and the collective group joining them.
 ///   mesh_groups(load_device("t3k"));      // {axis 1: the 8-chip ring}

@@ -20,6 +20,7 @@
 #include "tilesat/cost/mesh_plan.h"
 #include "tilesat/cost/nchw_convs.h"
 #include "tilesat/onnx/import.h"
+#include "tilesat/rewrites/repeat_interleave.h"
 #include "tilesat/rewrites/rule_file.h"
 #include "tilesat/rewrites/rule_sets.h"
 #include "tilesat/rewrites/term_language.h"
@@ -51,7 +52,8 @@ Planned plan_model(const std::string& path, std::span<const egraph::Rewrite> rul
     out.plan = cost::optimize_for_device(m.graph, rules, {}, model, {}).plan;
     return out;
   }
-  rewrites::TensorEGraph teg = rewrites::to_egraph(cost::nchw_convs(m.graph));
+  rewrites::TensorEGraph teg =
+      rewrites::to_egraph(cost::nchw_convs(rewrites::fold_repeat_interleave(m.graph)));
   egraph::Runner(egraph::RunnerConfig{}).run(teg.egraph, rules);
   Graph logical = rewrites::to_graph(teg, cost::select_by_cost(teg, model).select);
   out.partition = cost::partition_for_mesh(logical, model, mesh);

@@ -9,6 +9,7 @@
 #include "tilesat/graph/diagnostic.h"
 #include "tilesat/rewrites/extract.h"
 #include "tilesat/rewrites/payload.h"
+#include "tilesat/rewrites/repeat_interleave.h"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -459,7 +460,7 @@ DevicePlanResult optimize_for_device(const Graph& g, std::span<const egraph::Rew
                                      const ExtractOptions& options) {
   require_fits_dram(g, model.device()); // named with its source location
   // The runtime's conv2d kernel takes NCHW: other layouts are planned with permutes around it.
-  rewrites::TensorEGraph teg = rewrites::to_egraph(nchw_convs(g));
+  rewrites::TensorEGraph teg = rewrites::to_egraph(nchw_convs(rewrites::fold_repeat_interleave(g)));
   DevicePlanResult out;
   out.report = egraph::Runner(runner).run(teg.egraph, rules);
   out.plan = extract_plan(teg, model, options);

@@ -5,6 +5,7 @@
 #include "tilesat/cost/mesh_emit.h"
 #include "tilesat/cost/nchw_convs.h"
 #include "tilesat/cost/planner.h"
+#include "tilesat/rewrites/repeat_interleave.h"
 
 namespace tilesat::cost {
 
@@ -29,7 +30,7 @@ DevicePlanResult optimize_for_mesh(const Graph& g, std::span<const egraph::Rewri
   if (mesh_groups(model.device()).empty())
     return optimize_for_device(g, rules, runner, model, options);
   require_fits_dram(g, model.device());
-  rewrites::TensorEGraph teg = rewrites::to_egraph(nchw_convs(g));
+  rewrites::TensorEGraph teg = rewrites::to_egraph(nchw_convs(rewrites::fold_repeat_interleave(g)));
   DevicePlanResult out;
   out.report = egraph::Runner(runner).run(teg.egraph, rules);
   CostSelection sel = select_by_cost(teg, model);

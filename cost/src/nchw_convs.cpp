@@ -17,20 +17,16 @@ Graph nchw_convs(const Graph& g) {
   bool any = false;
   for (NodeId id = 0; id < g.num_nodes(); ++id) any = any || non_nchw_conv(g.node(id));
   if (!any) return g;
-  Graph out(g.name());
-  std::vector<NodeId> map(g.num_nodes());
-  for (NodeId a : g.arguments()) {
-    const Node& n = g.node(a);
-    map[a] = out.add_argument(n.name, n.type, n.role, n.loc);
-  }
+  GraphCopy copy = copy_arguments(g);
+  Graph& out = copy.graph;
+  std::vector<NodeId>& map = copy.map;
   for (NodeId id : g.topological_order()) {
     const Node& n = g.node(id);
     if (n.kind == OpKind::Argument) continue;
     std::vector<NodeId> operands;
     for (NodeId o : n.operands) operands.push_back(map[o]);
     if (!non_nchw_conv(n)) {
-      map[id] = out.add_op_typed(n.kind, std::move(operands), n.attrs, n.type, n.loc);
-      out.mutable_node(map[id]).name = n.name;
+      map[id] = copy_op(out, n, std::move(operands));
       continue;
     }
     // The input permuted to NCHW, the conv in NCHW, its result permuted back.
@@ -49,7 +45,7 @@ Graph nchw_convs(const Graph& g) {
     out.mutable_node(map[id]).name = n.name;
   }
   for (const GraphResult& r : g.results()) out.add_result(map[r.value], r.name);
-  return out;
+  return std::move(copy.graph);
 }
 
 } // namespace tilesat::cost

@@ -239,4 +239,19 @@ std::string value_name(const Graph& g, NodeId id) {
   return fmt::format("%arg{}", pos);
 }
 
+GraphCopy copy_arguments(const Graph& g) {
+  GraphCopy c{Graph(g.name()), std::vector<NodeId>(g.num_nodes(), 0)};
+  for (NodeId a : g.arguments()) {
+    const Node& n = g.node(a);
+    c.map[a] = c.graph.add_argument(n.name, n.type, n.role, n.loc);
+  }
+  return c;
+}
+
+NodeId copy_op(Graph& out, const Node& n, std::vector<NodeId> operands) {
+  NodeId id = out.add_op_typed(n.kind, std::move(operands), n.attrs, n.type, n.loc);
+  out.mutable_node(id).name = n.name;
+  return id;
+}
+
 } // namespace tilesat

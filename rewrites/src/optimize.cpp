@@ -2,6 +2,7 @@
 #include "tilesat/rewrites/optimize.h"
 
 #include "tilesat/rewrites/extract.h"
+#include "tilesat/rewrites/repeat_interleave.h"
 #include "tilesat/rewrites/term_language.h"
 
 #include <fmt/format.h>
@@ -10,8 +11,9 @@
 
 namespace tilesat::rewrites {
 
-OptimizeResult optimize(const Graph& g, std::span<const egraph::Rewrite> rules,
+OptimizeResult optimize(const Graph& source, std::span<const egraph::Rewrite> rules,
                         const OptimizeOptions& options) {
+  const Graph g = fold_repeat_interleave(source);
   TensorEGraph teg = to_egraph(g, ToEGraphOptions{.explanations = options.explain});
   egraph::RunnerConfig config = options.runner;
   std::map<std::tuple<std::string, std::string, std::string>, size_t> declined;

@@ -112,4 +112,19 @@ private:
 /// "%arg0" for arguments, "%<id>" otherwise (what diagnostics and the printer call a value).
 std::string value_name(const Graph& g, NodeId id);
 
+/// The start of a graph pass that rebuilds `g`: a graph named like it holding copies of its
+/// arguments, and `map` from g's ids to the copy's (filled for the arguments).
+///
+///   GraphCopy c = copy_arguments(g);
+///   for (NodeId id : g.topological_order()) { ... c.map[id] = copy_op(c.graph, g.node(id), ...); }
+struct GraphCopy {
+  Graph graph;
+  std::vector<NodeId> map;
+};
+GraphCopy copy_arguments(const Graph& g);
+
+/// Adds op `n` (of another graph) to `out` reading `operands` (ids in `out`), with its
+/// attributes, type, location and name.
+NodeId copy_op(Graph& out, const Node& n, std::vector<NodeId> operands);
+
 } // namespace tilesat

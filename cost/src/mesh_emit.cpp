@@ -93,8 +93,13 @@ private:
       record(c, dist, -1);
       local_[{v, key(d)}] = c;
     } catch (const Error& e) {
-      throw Error(fmt::format("mesh partition: {} ({}) as {}: {}", value_name(g_, v),
-                              op_name(n.kind), dist, e.diagnostic().message));
+      std::string from;
+      for (size_t i = 0; i < n.operands.size(); ++i)
+        from += fmt::format("{}{} {} as {}", i ? ", " : "", value_name(g_, n.operands[i]),
+                            g_.node(n.operands[i]).type.shape.str(),
+                            distribution_str(p_.operand_dist[v][i], p_.groups));
+      throw InternalError(fmt::format("mesh partition: {} ({} of {}) as {}: {}", value_name(g_, v),
+                                      op_name(n.kind), from, dist, e.diagnostic().message));
     }
   }
 

@@ -303,7 +303,34 @@ private:
       if (index_of(n.operands[i], want) < 0) return std::nullopt;
       out.push_back(want);
     }
+    // A line with explicit dims (`shard(1)`) is taken on trust only where the op, given its
+    // operands' blocks, computes the result's block: a line for batched products must not
+    // split a 2-D weight's columns as if they were heads.
+    bool explicit_dims = r.kind == TK::ShardDim;
+    for (size_t i = 0; i < n.operands.size(); ++i)
+      explicit_dims = explicit_dims || rule.operand(i).kind == TK::ShardDim;
+    if (explicit_dims && !computes_local_block(v, out, d)) return std::nullopt;
     return out;
+  }
+
+  // Whether op v on operands distributed as `operands` gives its result's local type under `d`
+  // (the per-chip op's type inference on the local operand types).
+  bool computes_local_block(NodeId v, std::span<const Distribution> operands,
+                            const Distribution& d) const {
+    const Node& n = g_.node(v);
+    Graph local("local");
+    std::vector<NodeId> ins;
+    for (size_t i = 0; i < n.operands.size(); ++i)
+      ins.push_back(local.add_argument(
+          fmt::format("x{}", i), local_type(g_.node(n.operands[i]).type, operands[i], groups_)));
+    TensorType want = local_type(n.type, d, groups_);
+    try {
+      NodeId r = local.add_op(n.kind, std::move(ins),
+                              local_attrs(g_, v, want, d.kind == DK::Sharded ? d.dim : -1));
+      return local.node(r).type.shape == want.shape;
+    } catch (const Error&) {
+      return false;
+    }
   }
 
   void consider(NodeId v, size_t di, std::vector<Distribution> operands, std::string rule) {

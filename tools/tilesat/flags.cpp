@@ -20,7 +20,9 @@ void function_name(CLI::App& a, Options& o) {
 
 void rule_set_flag(CLI::App& a, Options& o) {
   a.add_option("--rule-set", o.rule_sets,
-               "a shipped rule set by name (repeatable; default: all of them)");
+               "NAME[,NAME...]: shipped rule sets by name (repeatable; default: all but the "
+               "opt-in ones)")
+      ->delimiter(',');
 }
 void rules_flag(CLI::App& a, Options& o) {
   a.add_option("--rules", o.rule_files, "an extra rule file (repeatable)");

@@ -1,6 +1,7 @@
 // dump.cpp: the program's text form.
 #include "tilesat/lowering/dump.h"
 
+#include "tilesat/program/int64s.h"
 #include "tilesat/program/storage.h"
 
 #include <fmt/format.h>
@@ -14,8 +15,7 @@ std::string str(const flatbuffers::String* s) {
 
 std::string shape_str(const fb::Tensor& t) {
   std::string s;
-  if (t.shape() != nullptr)
-    for (int64_t d : *t.shape()) s += fmt::format("{}x", d);
+  for (int64_t d : program::int64s(t.shape())) s += fmt::format("{}x", d);
   const char* dt = t.dtype() == fb::DType::BF16     ? "bf16"
                    : t.dtype() == fb::DType::BFP8_B ? "bfp_bf8"
                    : t.dtype() == fb::DType::I32    ? "i32"
@@ -76,10 +76,7 @@ std::string params_str(const fb::Op& op) {
   case fb::OpParams::Binary: {
     const fb::Binary* b = op.params_as_Binary();
     auto dims = [](const flatbuffers::Vector<int64_t>* v) {
-      std::string s;
-      if (v != nullptr)
-        for (int64_t d : *v) s += fmt::format("{}{}", s.empty() ? "" : ",", d);
-      return "[" + s + "]";
+      return fmt::format("[{}]", fmt::join(program::int64s(v), ","));
     };
     return fmt::format("{} lhs_dims={} rhs_dims={}", fb::EnumNameBinaryKind(b->kind()),
                        dims(b->lhs_dims()), dims(b->rhs_dims()));
@@ -138,7 +135,7 @@ std::string params_str(const fb::Op& op) {
   case fb::OpParams::MeshShard: {
     const fb::MeshShard* m = op.params_as_MeshShard();
     auto ints = [](const flatbuffers::Vector<int64_t>* v) {
-      return v == nullptr ? std::string() : fmt::format("{}", fmt::join(*v, ","));
+      return fmt::format("{}", fmt::join(program::int64s(v), ","));
     };
     return fmt::format(
         "{} {} shard_shape=[{}] shard_dims=[{}]", m->to_full() ? "shard_to_full" : "full_to_shard",

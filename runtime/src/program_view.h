@@ -2,6 +2,7 @@
 #pragma once
 
 #include "program_generated.h"
+#include "tilesat/program/int64s.h"
 #include "tilesat/program/storage.h"
 
 #include <cstdint>
@@ -10,9 +11,6 @@
 
 namespace tilesat::runtime::detail {
 
-/// The elements of an int64 vector. The verifier checks a vector's length word only for
-/// 4-byte alignment, so a damaged file can hold a misaligned int64 vector: copy its bytes
-/// instead of loading its elements (FlatBuffers stores them little-endian, as x86 does).
 /// The length of an optional vector: FlatBuffers leaves an empty vector out of the file, so a
 /// program with no ops (an identity) or no inputs has none.
 template <class T>
@@ -20,13 +18,9 @@ uint32_t count(const flatbuffers::Vector<T>* v) {
   return v != nullptr ? v->size() : 0;
 }
 
+/// The elements of an int64 vector, copied (program::int64s: a damaged file may misalign it).
 inline std::vector<int64_t> longs(const flatbuffers::Vector<int64_t>* v) {
-  std::vector<int64_t> out;
-  if (v != nullptr && v->size() > 0) {
-    out.resize(v->size());
-    std::memcpy(out.data(), v->Data(), out.size() * sizeof(int64_t));
-  }
-  return out;
+  return program::int64s(v);
 }
 
 /// The elements of a vector of 4-byte integers (aligned by the verifier), widened.

@@ -3,6 +3,8 @@
 // the op implies.
 #include "verify_mesh.h"
 
+#include "program_view.h"
+
 #include <fmt/format.h>
 
 namespace tilesat::runtime::detail {
@@ -11,10 +13,6 @@ namespace {
 
 [[noreturn]] void bad(std::string field, std::string what) {
   throw ParamError{std::move(field), std::move(what)};
-}
-
-Dims longs(const flatbuffers::Vector<int64_t>* v) {
-  return v == nullptr ? Dims{} : Dims(v->begin(), v->end());
 }
 
 void mesh_shard(const fb::MeshShard& m, const Dims& in, const Dims& out,

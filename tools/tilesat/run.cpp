@@ -8,6 +8,7 @@
 #include "cli.h"
 #include "tilesat/graph/interpreter.h"
 #include "tilesat/graph/npy.h"
+#include "tilesat/program/int64s.h"
 #include "tilesat/runtime/mesh_run.h"
 
 #include <filesystem>
@@ -74,8 +75,7 @@ int run_run(const Options& o) {
   Graph shell("inputs");
   for (const fb::NamedTensor* in : inputs_of(p)) {
     const fb::Tensor& t = *p.tensors()->Get(in->tensor());
-    std::vector<int64_t> dims;
-    if (t.shape() != nullptr) dims.assign(t.shape()->begin(), t.shape()->end());
+    std::vector<int64_t> dims = program::int64s(t.shape());
     shell.add_argument(in->name()->str(),
                        TensorType{runtime::graph_dtype(t.dtype()), Shape(std::move(dims)), {}});
   }

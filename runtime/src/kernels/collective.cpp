@@ -5,6 +5,7 @@
 #include "../communicator.h"
 #include "kernel.h"
 #include "tilesat/graph/spmd.h"
+#include "tilesat/program/int64s.h"
 #include "tilesat/runtime/run.h"
 
 namespace tilesat::runtime::detail {
@@ -34,9 +35,9 @@ void run_mesh_op(OpContext& ctx, int64_t chip, Communicator& comm) {
   if (const fb::MeshShard* m = ctx.op.params_as_MeshShard()) {
     MeshShardSpec spec;
     spec.type = m->replicate() ? ShardType::Replicate : ShardType::Devices;
-    if (m->shard_shape() != nullptr) // absent for a rank-0 tensor
-      spec.shard_shape.assign(m->shard_shape()->begin(), m->shard_shape()->end());
-    spec.shard_dims = {m->shard_dims()->Get(0), m->shard_dims()->Get(1)};
+    spec.shard_shape = program::int64s(m->shard_shape());         // absent for a rank-0 tensor
+    std::vector<int64_t> dims = program::int64s(m->shard_dims()); // two entries (verified)
+    spec.shard_dims = {dims.at(0), dims.at(1)};
     if (m->to_full()) {
       std::vector<Tensor> all = comm.exchange(chip, std::move(in));
       out = assemble_shards(pointers(all, every), spec, mesh);

@@ -1,7 +1,8 @@
-// fuzz_text_parser.cpp: arbitrary bytes through parse_text (which verifies), print_text, and a
-// second parse of the printed text. A tilesat::Error from the first parse is a correct answer;
-// anything else (a crash, a sanitizer report, printed text that does not parse back to the
-// same text) is a bug.
+// fuzz_text_parser.cpp: arbitrary bytes through parse_text (which verifies), the declared mesh
+// (`ttcore.meshes`), print_text, and a second parse of the printed text. A tilesat::Error from the
+// first parse is a correct answer; anything else (a crash, a sanitizer report, printed text that
+// does not parse back to the same text) is a bug.
+#include "tilesat/graph/module.h"
 #include "tilesat/graph/parser.h"
 #include "tilesat/graph/printer.h"
 
@@ -17,6 +18,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     file = tilesat::parse_text(text, "fuzz.mlir");
   } catch (const tilesat::Error&) {
     return 0;
+  }
+  try {
+    (void)tilesat::declared_mesh(file);
+  } catch (const tilesat::Error&) {
+    // a malformed attribute value: a correct answer
   }
   std::string printed = tilesat::print_text(file);
   try {

@@ -3,6 +3,7 @@
 
 #include "tilesat/cost/mesh_dims.h"
 #include "tilesat/graph/diagnostic.h"
+#include "tilesat/graph/spmd.h"
 #include "tilesat/rewrites/rule_file.h"
 #include "tilesat/rewrites/rule_sets.h"
 
@@ -412,17 +413,15 @@ Device mesh_view_device(const Device& device) {
 }
 
 Device device_on_mesh(const Device& device, std::array<int64_t, 2> declared) {
-  if (declared == std::array<int64_t, 2>{1, 1}) return device;
-  std::array<int64_t, 2> own = device.mesh ? device.mesh->shape : std::array<int64_t, 2>{1, 1};
+  if (declared == MeshShape{1, 1}) return device;
+  MeshShape own = device.mesh ? device.mesh->shape : MeshShape{1, 1};
+  MeshShape view = mesh_view(device);
   if (declared == own) return device;
-  if (declared == mesh_view(device)) return mesh_view_device(device);
-  std::string view =
-      mesh_view(device) == own
-          ? std::string()
-          : fmt::format(" or its ring as {}x{}", mesh_view(device)[0], mesh_view(device)[1]);
-  throw Error(fmt::format("the module's mesh {}x{} (ttcore.meshes) does not fit device '{}': its "
-                          "mesh is {}x{}{}",
-                          declared[0], declared[1], device.name, own[0], own[1], view));
+  if (declared == view) return mesh_view_device(device);
+  throw Error(fmt::format("the module's mesh {} (ttcore.meshes) does not fit device '{}': its "
+                          "mesh is {}{}",
+                          mesh_shape_str(declared), device.name, mesh_shape_str(own),
+                          view == own ? "" : " or its ring as " + mesh_shape_str(view)));
 }
 
 std::vector<MeshGroup> mesh_groups(const Device& device) {

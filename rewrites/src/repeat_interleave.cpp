@@ -16,6 +16,16 @@ struct Repeat {
   int64_t times = 1;
 };
 
+/// The two middle shapes of repeat_interleave(x, times) along `dim` for x of shape `x_dims`:
+/// x with a unit dim inserted after `dim`, and that dim repeated `times`.
+std::pair<std::vector<int64_t>, std::vector<int64_t>> repeat_shapes(std::vector<int64_t> x_dims,
+                                                                    int64_t dim, int64_t times) {
+  x_dims.insert(x_dims.begin() + dim + 1, 1);
+  std::vector<int64_t> repeated = x_dims;
+  repeated[static_cast<size_t>(dim + 1)] = times;
+  return {std::move(x_dims), std::move(repeated)};
+}
+
 /// The element `slice` takes out of its operand along `dim` (extent 1 there, whole elsewhere,
 /// unit steps), or nullopt.
 std::optional<int64_t> unit_slice_index(const Graph& g, const Node& slice, int64_t dim) {
@@ -55,12 +65,8 @@ std::optional<std::pair<NodeId, int64_t>> repeated_piece(const Graph& g, NodeId 
   if (!index) return std::nullopt;
   // Shapes: slice S (S[dim] = 1), insert S with a 1 after dim, broadcast that with `times`
   // there, merge S with `times` at dim.
-  std::vector<int64_t> s = slice.type.shape.dims();
-  std::vector<int64_t> inserted = s;
-  inserted.insert(inserted.begin() + dim + 1, 1);
-  std::vector<int64_t> repeated = inserted;
-  repeated[static_cast<size_t>(dim + 1)] = times;
-  std::vector<int64_t> merged = s;
+  auto [inserted, repeated] = repeat_shapes(slice.type.shape.dims(), dim, times);
+  std::vector<int64_t> merged = slice.type.shape.dims();
   merged[static_cast<size_t>(dim)] = times;
   if (insert.type.shape.dims() != inserted || bcast.type.shape.dims() != repeated ||
       merge.type.shape.dims() != merged)
@@ -126,10 +132,7 @@ Graph fold_repeat_interleave(const Graph& g) {
       continue;
     }
     const Repeat& r = *repeat[id];
-    std::vector<int64_t> inserted = g.node(r.x).type.shape.dims();
-    inserted.insert(inserted.begin() + r.dim + 1, 1);
-    std::vector<int64_t> repeated = inserted;
-    repeated[static_cast<size_t>(r.dim + 1)] = r.times;
+    auto [inserted, repeated] = repeat_shapes(g.node(r.x).type.shape.dims(), r.dim, r.times);
     Attrs to_inserted, to_repeated, to_merged;
     to_inserted.set("shape", inserted);
     to_repeated.set("shape", repeated);

@@ -392,8 +392,11 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
                           "{:.2f} us DRAM fetch",
                           blocks, fetch_us);
   OpEstimate e = finish(compute_us, dram_us, noc_us, 0, detail, m.in0_sharded || m.out_sharded);
-  e.grid = CoreGrid{static_cast<uint32_t>(rows_used), static_cast<uint32_t>(cols_used)};
-  e.cores = e.grid.cores();
+  // A 1-D multicast's line of cores is laid out on the grid: the smallest rectangle holding it.
+  e.grid = one_d ? bounding_grid(rows_used * cols_used,
+                                 CoreGrid{static_cast<uint32_t>(gr), static_cast<uint32_t>(gc)})
+                 : CoreGrid{static_cast<uint32_t>(rows_used), static_cast<uint32_t>(cols_used)};
+  e.cores = static_cast<uint32_t>(rows_used * cols_used);
   e.blocking = b;
   e.matmul = m;
   e.circular_buffers = 3;
@@ -511,6 +514,18 @@ OpEstimate CostModel::best_grid(MatmulConfig m, const TensorUse& output) const {
       OpEstimate e = matmul(m);
       if (!best || e.us < best->us - 1e-9) best = e;
     }
+  // A 1-D multicast over the whole grid: a tall product (few output columns, as a 1x1 conv's
+  // 64 channels) spreads its rows over every core, which a 2-D grid cannot (at most one grid
+  // column per output tile column); a wide one its columns. Not for a sharded in0, whose
+  // shards fix the 2-D layout.
+  if (!m.in0_sharded) {
+    m.grid = device_.grid_usable;
+    for (MatmulMcast mcast : {MatmulMcast::In1Col1D, MatmulMcast::In0Row1D}) {
+      m.mcast = mcast;
+      OpEstimate e = matmul(m);
+      if (e.us < best->us - 1e-9) best = e;
+    }
+  }
   return *best;
 }
 

@@ -211,6 +211,35 @@ private:
     return out;
   }
 
+  // Where row-major value `v` is tilized for the ops that compute on tiles: the interleaved
+  // tile placement (DRAM, or L1 when a layout rule offers it) with the least conversion time
+  // plus its users' reads, among those that fit beside the L1 values alive at t. A value
+  // tilized once keeps that copy for every later user; one-time values and values forced to
+  // DRAM go to DRAM (a one-time value moved to L1 would be moved in every inference).
+  Placement tile_home(uint32_t v, size_t t) {
+    const PlannedValue& src = plan_.values[v];
+    if (src.one_time || forced_dram_.count(src.node)) return dram_tile_placement();
+    const TensorType& type = g_.node(src.node).type;
+    std::optional<Placement> best;
+    double best_score = 0;
+    for (const LayoutVariant& variant : layout_variants(type, dev_, model_.layouts())) {
+      const Placement& p = variant.placement;
+      if (p.layout != Layout::Tile || p.memory != MemoryLayout::Interleaved) continue;
+      if (conversions_.count(std::make_pair(v, placement_str(p)))) return p;
+      if (p.buffer == BufferType::L1 &&
+          live_others(t, {}) + model_.l1_bytes_per_core(type, p) > dev_.usable_l1_bytes())
+        continue;
+      double score = model_.to_layout(type, src.placement, p).us +
+                     static_cast<double>(g_.use_count(src.node)) * read_cost(type, p) +
+                     user_conversions(src.node, p);
+      if (!best || score < best_score - 1e-9) {
+        best = p;
+        best_score = score;
+      }
+    }
+    return best ? *best : dram_tile_placement();
+  }
+
   // Places op `n` at position t; when it fits nowhere, returns the L1 value to move to DRAM.
   std::optional<uint32_t> place_op(NodeId n, size_t t) {
     const Node& node = g_.node(n);
@@ -233,7 +262,7 @@ private:
       uint32_t v = value_of_[node.operands[i]];
       if (plan_.values[v].placement.layout == Layout::RowMajor && !reads_as_stored(node.kind, i) &&
           !rows)
-        v = convert(v, dram_tile_placement(), t);
+        v = convert(v, tile_home(v, t), t);
       ins.push_back(v);
     }
     // A `reads` line: operands go where the op must read them, if they can be there; two
@@ -335,7 +364,9 @@ private:
     // Z3 picks the grid (unless a sharded result fixes it) and the blocking (matmul_z3.h),
     // minimising the model's own estimate; the op is estimated again with Z3's choice, so its
     // time, blocking and account are one record.
-    if (best->matmul) {
+    // A 1-D multicast (CostModel::best_grid) is kept as the model chose it: Z3's statement is
+    // the 2-D one.
+    if (best->matmul && best->matmul->mcast == MatmulMcast::Block2D) {
       bool fixed = best_p.buffer == BufferType::L1 && best_p.memory != MemoryLayout::Interleaved;
       if (std::optional<MatmulChoice> z = choose_matmul_z3(
               *best->matmul, dev_, fixed ? GridFreedom::Fixed : GridFreedom::Free)) {

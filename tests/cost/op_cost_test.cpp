@@ -45,6 +45,40 @@ TEST(OpCost, CoreQuantization) {
   }
 }
 
+// A tall product (a 1x1 conv's 64 output channels: two tile columns) spreads its rows over
+// every core by a 1-D multicast of in1; a 2-D grid uses at most two columns of cores for it.
+TEST(OpCost, TallMatmulUsesTheWholeGridIn1D) {
+  CostModel m(load_device("wormhole_b0"));
+  TensorType a = f32({50176, 576}), w = f32({576, 64}), out = f32({50176, 64});
+  std::vector<TensorUse> in{{a, dram_tile_placement()}, {w, dram_tile_placement()}};
+  OpEstimate e = m.op(OpKind::Matmul, {}, in, {out, dram_tile_placement()});
+  ASSERT_TRUE(e.matmul.has_value());
+  EXPECT_EQ(e.matmul->mcast, MatmulMcast::In1Col1D);
+  ASSERT_TRUE(e.blocking.has_value());
+  EXPECT_EQ(e.blocking->per_core_m, 25); // ceil(1568 / 64)
+  EXPECT_EQ(e.cores, 63u);               // ceil(1568 / 25), laid out on the 8x8 grid
+  EXPECT_EQ(e.grid, (CoreGrid{8, 8}));
+  EXPECT_EQ(e.blocking->per_core_n, 2);
+  EXPECT_THAT(e.cost.detail, ::testing::HasSubstr("(1-D in1 multicast)"));
+  // The best 2-D grid: at most 8 rows x 2 columns of cores, several times slower.
+  MatmulConfig c = *e.matmul;
+  c.mcast = MatmulMcast::Block2D;
+  c.blocking.reset();
+  double best_2d = 0;
+  for (uint32_t r = 1; r <= 8; ++r)
+    for (uint32_t col = 1; col <= 8; ++col) {
+      c.grid = CoreGrid{r, col};
+      double us = m.matmul(c).us;
+      if (best_2d == 0 || us < best_2d) best_2d = us;
+    }
+  EXPECT_GT(best_2d, 3 * e.us);
+  // A square product keeps its 2-D grid.
+  TensorType sq = f32({1024, 1024});
+  std::vector<TensorUse> sq_in{{sq, dram_tile_placement()}, {sq, dram_tile_placement()}};
+  OpEstimate s = m.op(OpKind::Matmul, {}, sq_in, {sq, dram_tile_placement()});
+  EXPECT_EQ(s.matmul->mcast, MatmulMcast::Block2D);
+}
+
 TEST(OpCost, FidelityAndDtype) {
   Device d = load_device("wormhole_b0");
   MatmulConfig c;

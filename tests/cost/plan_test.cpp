@@ -50,9 +50,10 @@ TEST(Plan, SeedMlpOnWormhole) {
   for (const PlannedOp& op : p.ops) {
     const Placement& out = p.values[op.result].placement;
     if (op.is_to_layout()) {
-      // Inputs and weights: tilized into DRAM interleaved.
+      // Inputs and weights: tilized, interleaved (into L1 where the reader gains).
       EXPECT_TRUE(is_argument_value(p, op.operands[0])) << op.name;
-      EXPECT_EQ(out, dram_tile_placement()) << op.name;
+      EXPECT_EQ(out.layout, Layout::Tile) << op.name;
+      EXPECT_EQ(out.memory, MemoryLayout::Interleaved) << op.name;
       continue;
     }
     ++compute_ops;
@@ -67,6 +68,41 @@ TEST(Plan, SeedMlpOnWormhole) {
   double sum = 0;
   for (const PlannedOp& op : p.ops) sum += op.predicted_us;
   EXPECT_DOUBLE_EQ(p.predicted_total_us, sum);
+}
+
+// Where arguments are tilized: the seed MLP's input goes into L1 (its linear reads it faster
+// there); without layout rules (every value in DRAM) into DRAM; weights marked one-time into
+// DRAM once at load (moved into L1 they would be moved in every inference).
+TEST(Plan, ArgumentsTilizeWhereTheirReadersGain) {
+  auto tilized = [](const Plan& p, const std::string& arg) {
+    for (const PlannedOp& op : p.ops)
+      if (op.is_to_layout() && p.graph.node(p.values[op.operands[0]].node).name == arg)
+        return p.values[op.result].placement;
+    ADD_FAILURE() << arg << " is not tilized";
+    return Placement{};
+  };
+  Plan full = plan_mlp("wormhole_b0").plan;
+  EXPECT_EQ(tilized(full, "arg0").buffer, BufferType::L1);
+
+  CostOptions no_rules;
+  no_rules.layouts = std::make_shared<LayoutChoice>();
+  CostModel bare(load_device("wormhole_b0"), no_rules);
+  Plan dram = plan_graph(seed_mlp(), bare);
+  for (const char* arg : {"arg0", "arg1", "arg2", "arg3", "arg4"})
+    EXPECT_EQ(tilized(dram, arg), dram_tile_placement()) << arg;
+
+  Graph g = seed_mlp();
+  for (NodeId a : g.arguments())
+    if (g.node(a).name != "arg0") g.mutable_node(a).role = ArgRole::Weight;
+  Plan weights = plan_graph(g, CostModel(load_device("wormhole_b0")));
+  EXPECT_EQ(tilized(weights, "arg0").buffer, BufferType::L1);
+  int one_time = 0;
+  for (const PlannedOp& op : weights.ops)
+    if (op.is_to_layout() && op.one_time) {
+      ++one_time;
+      EXPECT_EQ(weights.values[op.result].placement, dram_tile_placement()) << op.name;
+    }
+  EXPECT_GT(one_time, 0);
 }
 
 // live_l1_bytes's sweep gives, per op, what the definition says: the L1 bytes of the values

@@ -8,7 +8,7 @@
 // CHECK: extracted by z3
 // CHECK: = concat(%arg1, %arg3, %arg5) -> {{.*}} | one-time
 // CHECK: = concat(%arg2, %arg4, %arg6) -> {{.*}} | one-time
-// CHECK: [[Y:%[0-9]+]] = linear(%arg0.dram,
+// CHECK: [[Y:%[0-9]+]] = linear(%arg0.l1,
 // CHECK-NOT: linear(
 // CHECK: = slice([[Y]])
 // CHECK: = slice([[Y]])
@@ -18,7 +18,7 @@
 
 // Without the set, three linears (and a higher total).
 // RUN: %tilesat opt %s --device wormhole_b0 --emit plan --rule-set layout-choice --weight-args 'arg*,!arg0' --extract-time-limit 20 | FileCheck %s --check-prefix=APART
-// APART-COUNT-3: = linear(%arg0.dram,
+// APART-COUNT-3: = linear(%arg0.l1,
 // APART-NOT: slice(
 
 // The merged program runs on the device model and matches the reference interpreter.

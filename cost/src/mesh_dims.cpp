@@ -148,6 +148,18 @@ DimFlow operand_dim_flow(const Graph& g, NodeId op, size_t operand, int64_t d) {
   case OpKind::Slice:
     // Carried along a dim the slice keeps whole.
     return s[d] == r[d] ? carried(d) : mixed();
+  case OpKind::SplitHeads: {
+    // [B, S, W] -> [B, H, S, D] ([B, H, D, S] transposed): batch and sequence carried; one
+    // part's heads are not blocks of W when there are several parts.
+    bool t = complete_attrs(n.kind, n.attrs).get<bool>("transpose");
+    if (d == 0) return carried(0);
+    if (d == (t ? 3 : 2)) return carried(1);
+    return d == 1 && complete_attrs(n.kind, n.attrs).get<int64_t>("parts") == 1 ? carried(2)
+                                                                                : mixed();
+  }
+  case OpKind::ConcatenateHeads:
+    // [B, H, S, D] -> [B, S, H * D]: blocks of heads are blocks of H * D.
+    return d == 0 ? carried(0) : d == 1 ? carried(2) : carried(1);
   case OpKind::Conv2d:
     return conv_flow(g, n, operand, d);
   case OpKind::MaxPool2d:
@@ -177,6 +189,7 @@ Attrs local_attrs(const Graph& g, NodeId op, const TensorType& local, int64_t sp
   if (split_dim < 0) return a;
   if (n.kind == OpKind::Reshape || n.kind == OpKind::Broadcast || n.kind == OpKind::Full)
     a.set("shape", local.shape.dims());
+  if (n.kind == OpKind::SplitHeads && split_dim == 1) a.set("num_heads", local.shape[1]);
   if (n.kind == OpKind::Slice) {
     std::vector<int64_t> begins = int_list(a, "begins"), ends = int_list(a, "ends");
     auto d = static_cast<size_t>(split_dim);

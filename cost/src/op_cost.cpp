@@ -675,6 +675,27 @@ OpEstimate CostModel::op_impl(OpKind kind, const Attrs& attrs, std::span<const T
   case OpKind::Take:
     // A copy through the unpacker and packer (transposes happen inside the tile).
     return eltwise(kind, attrs, inputs, output, elt, "(data movement)");
+  case OpKind::SplitHeads:
+  case OpKind::ConcatenateHeads: {
+    // A copy, as above. The parts of one fused Q/K/V projection are one ttnn op
+    // (split_query_key_value_and_split_heads): each part reads only its share of the operand
+    // and pays its share of the launch.
+    int64_t parts = kind == OpKind::SplitHeads ? attrs.get_or<int64_t>("parts", 1) : 1;
+    if (parts <= 1) return eltwise(kind, attrs, inputs, output, elt, "(data movement)");
+    TensorUse part = inputs[0];
+    std::vector<int64_t> dims = part.type.shape.dims();
+    dims.back() /= parts;
+    part.type.shape = Shape(std::move(dims));
+    OpEstimate e = eltwise(kind, attrs, std::span<const TensorUse>(&part, 1), output, elt,
+                           fmt::format("(data movement, 1 of {} parts of one launch)", parts));
+    double shared = e.cost.dispatch_us * (1.0 - 1.0 / static_cast<double>(parts));
+    e.us -= shared;
+    e.cost.dispatch_us -= shared;
+    std::string& detail = e.cost.detail;
+    detail = fmt::format("{} dispatch {:.2f} us", detail.substr(0, detail.rfind(" dispatch ")),
+                         e.cost.dispatch_us);
+    return e;
+  }
   case OpKind::AllGather:
   case OpKind::ReduceScatter:
   case OpKind::AllReduce:

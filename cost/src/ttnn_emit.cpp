@@ -6,6 +6,7 @@
 #include "tilesat/graph/diagnostic.h"
 #include "tilesat/graph/printer.h"
 
+#include <array>
 #include <fmt/format.h>
 #include <map>
 #include <set>
@@ -213,7 +214,44 @@ private:
     return names_[v];
   }
 
+  // A split_heads of a fused Q/K/V projection whose three parts are all in the plan (only the
+  // key transposed, if any) is ttnn's one split_query_key_value_and_split_heads: emitted at
+  // its first part with three results, which the later parts name. False when `op` is not
+  // such a part.
+  bool emit_qkv_split(std::string& out, const PlannedOp& op) {
+    const Node& n = g_.node(op.node);
+    if (n.kind != OpKind::SplitHeads || n.attrs.get_or<int64_t>("parts", 1) != 3) return false;
+    if (!names_[op.result].empty()) return true;
+    const int64_t heads = n.attrs.get<int64_t>("num_heads");
+    std::array<const PlannedOp*, 3> part{};
+    for (const PlannedOp& o : plan_.ops) {
+      if (o.is_to_layout() || o.operands.empty() || o.operands[0] != op.operands[0]) continue;
+      const Node& m = g_.node(o.node);
+      if (m.kind != OpKind::SplitHeads || m.attrs.get_or<int64_t>("parts", 1) != 3 ||
+          m.attrs.get<int64_t>("num_heads") != heads)
+        continue;
+      auto k = static_cast<size_t>(m.attrs.get_or<int64_t>("part", 0));
+      if (k < 3 && !part[k]) part[k] = &o;
+    }
+    auto transposed = [&](size_t k) {
+      return g_.node(part[k]->node).attrs.get_or<bool>("transpose", false);
+    };
+    if (!part[0] || !part[1] || !part[2] || transposed(0) || transposed(2)) return false;
+    std::string x = use(out, op.operands[0]), base = fmt::format("%{}", next_++);
+    std::vector<std::string> types;
+    for (size_t k = 0; k < 3; ++k) {
+      names_[part[k]->result] = fmt::format("{}#{}", base, k);
+      types.push_back(type_of(part[k]->result));
+    }
+    out += fmt::format("{}{}:3 = \"ttnn.split_query_key_value_and_split_heads\"({}) <{{num_heads = "
+                       "{} : ui32, transpose_key = {}}}> : ({}) -> ({})\n",
+                       body_indent_, base, x, heads, transposed(1), type_of(op.operands[0]),
+                       fmt::join(types, ", "));
+    return true;
+  }
+
   void emit_op(std::string& out, const PlannedOp& op) {
+    if (emit_qkv_split(out, op)) return;
     std::vector<std::string> operands, types;
     for (uint32_t v : op.operands) {
       operands.push_back(use(out, v));

@@ -244,6 +244,19 @@ Value Builder::take(Value data, Value indices, int64_t dim) {
   return op(OpKind::Take, {data, indices}, std::move(a));
 }
 
+Value Builder::split_heads(Value x, int64_t num_heads, int64_t parts, int64_t part,
+                           bool transpose) {
+  Attrs a = attrs({{"num_heads", num_heads}});
+  if (parts != 1) a.set("parts", parts);
+  if (part != 0) a.set("part", part);
+  if (transpose) a.set("transpose", true);
+  return op(OpKind::SplitHeads, {x}, std::move(a));
+}
+
+Value Builder::concatenate_heads(Value x) {
+  return op(OpKind::ConcatenateHeads, {x}, {});
+}
+
 Value Builder::reduce(OpKind kind, Value x, ReduceOptions o) {
   Attrs a;
   if (!o.dims.empty()) a.set("dim_arg", std::move(o.dims));

@@ -132,6 +132,12 @@ std::string params_str(const fb::Op& op) {
   }
   case fb::OpParams::Take:
     return fmt::format("dim={}", op.params_as_Take()->dim());
+  case fb::OpParams::StridedCopy: {
+    const fb::StridedCopy* c = op.params_as_StridedCopy();
+    return fmt::format("shape=[{}] strides=[{}] base={}",
+                       fmt::join(program::int64s(c->shape()), ","),
+                       fmt::join(program::int64s(c->strides()), ","), c->base());
+  }
   case fb::OpParams::MeshShard: {
     const fb::MeshShard* m = op.params_as_MeshShard();
     auto ints = [](const flatbuffers::Vector<int64_t>* v) {

@@ -3,6 +3,7 @@
 #include "op_params.h"
 
 #include "tilesat/graph/fused_body.h"
+#include "tilesat/graph/heads.h"
 #include "tilesat/graph/op.h"
 
 #include <algorithm>
@@ -322,6 +323,16 @@ fb::OpParamsUnion op_params(const Graph& g, NodeId id) {
   case OpKind::Full: {
     fb::FullT p;
     p.value = static_cast<float>(attrs.get<double>("fill_value"));
+    u.Set(std::move(p));
+    return u;
+  }
+  case OpKind::SplitHeads:
+  case OpKind::ConcatenateHeads: {
+    HeadView v = head_view(n.kind, attrs, shape_of(g, n.operands[0]));
+    fb::StridedCopyT p;
+    p.shape = std::move(v.shape);
+    p.strides = std::move(v.strides);
+    p.base = v.base;
     u.Set(std::move(p));
     return u;
   }

@@ -107,6 +107,9 @@ void dispatch(OpContext& ctx) {
   case fb::OpParams::Permute:
     detail::run_permute(ctx);
     break;
+  case fb::OpParams::StridedCopy:
+    detail::run_strided_copy(ctx);
+    break;
   case fb::OpParams::Broadcast:
     detail::run_broadcast(ctx);
     break;

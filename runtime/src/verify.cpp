@@ -374,6 +374,25 @@ struct Checker {
       }
       return 1;
     }
+    case fb::OpParams::StridedCopy: {
+      arity(1, 1);
+      const fb::StridedCopy* c = op.params_as_StridedCopy();
+      std::vector<int64_t> shape = longs(c->shape()), st = longs(c->strides());
+      require(shape.size() == st.size() && shape.size() <= 8, pw,
+              "expected one stride per dim of shape, at most 8 dims");
+      int64_t count = 1, last = c->base();
+      require(last >= 0 && last <= kMaxElements, pw + ".base", "expected a base in [0, 2^31]");
+      for (size_t d = 0; d < shape.size(); ++d) {
+        require(shape[d] >= 0 && shape[d] <= kMaxElements && st[d] >= 0 && st[d] <= kMaxElements,
+                pw, "expected extents and strides in [0, 2^31]");
+        count = shape[d] == 0 || count == 0 ? 0 : std::min(count * shape[d], kMaxElements + 1);
+        if (shape[d] > 0) last = std::min(last + (shape[d] - 1) * st[d], kMaxElements + 1);
+      }
+      require(count == numel(o), pw + ".shape", "expected as many elements as the result");
+      require(count == 0 || last < numel(tensor_shape(in[0])), pw,
+              "expected every read inside the input");
+      return 1;
+    }
     case fb::OpParams::Broadcast:
       arity(1, 1);
       dims_map(tensor_shape(in[0]), o, longs(op.params_as_Broadcast()->dims()), pw + ".dims");

@@ -121,6 +121,26 @@ TEST(OpCost, EltwiseDramAtTheStreamRate) {
   EXPECT_NEAR(e.cost.dram_us, 86.5, 0.5);
 }
 
+// The three parts of a fused Q/K/V projection are one ttnn op: each part reads a third of the
+// projection and pays a third of the launch.
+TEST(OpCost, HeadSplitsShareOneLaunch) {
+  CostModel m(load_device("wormhole_b0"));
+  TensorType qkv = f32({1, 128, 2304}), part = f32({1, 128, 768}), heads = f32({1, 12, 128, 64});
+  Attrs one, third;
+  one.set("num_heads", int64_t{12});
+  third.set("num_heads", int64_t{12});
+  third.set("parts", int64_t{3});
+  std::vector<TensorUse> whole{{qkv, l1()}}, alone{{part, l1()}};
+  OpEstimate fused = m.op(OpKind::SplitHeads, third, whole, {heads, l1()});
+  OpEstimate single = m.op(OpKind::SplitHeads, one, alone, {heads, l1()});
+  EXPECT_NEAR(fused.cost.dispatch_us, single.cost.dispatch_us / 3, 1e-9);
+  EXPECT_NEAR(fused.us, single.us - 2 * single.cost.dispatch_us / 3, 1e-9);
+  EXPECT_THAT(fused.cost.detail, ::testing::HasSubstr("1 of 3 parts of one launch"));
+  EXPECT_GT(
+      m.op(OpKind::ConcatenateHeads, {}, std::vector<TensorUse>{{heads, l1()}}, {part, l1()}).us,
+      0);
+}
+
 TEST(OpCost, ToLayout) {
   CostModel m(load_device("wormhole_b0"));
   TensorType t = f32({32, 128});

@@ -128,6 +128,23 @@ TEST(TtnnEmit, LinearWithoutBiasIsAMatmulWithItsActivation) {
                               "false}>"));
 }
 
+TEST(TtnnEmit, ThreeHeadSplitsOfOneProjectionAreOneTtnnOp) {
+  Graph g("attn");
+  Builder b(g);
+  Value qkv = b.input("qkv", {1, 64, 192});
+  Value q = b.split_heads(qkv, 2, 3, 0), k = b.split_heads(qkv, 2, 3, 1, true);
+  b.output(b.concatenate_heads(b.matmul(b.matmul(q, k), b.split_heads(qkv, 2, 3, 2))));
+  std::string text = emit_ttnn(plan_of(g));
+  EXPECT_THAT(text, HasSubstr(":3 = \"ttnn.split_query_key_value_and_split_heads\"(%0) "
+                              "<{num_heads = 2 : ui32, transpose_key = true}>"));
+  // The later ops read the parts as results 0 (query), 1 (key) and 2 (value) of that op.
+  EXPECT_THAT(text, HasSubstr("\"ttnn.matmul\"(%1#0, "));
+  EXPECT_THAT(text, HasSubstr("(%1#1)"));
+  EXPECT_THAT(text, HasSubstr(", %1#2)"));
+  EXPECT_THAT(text, HasSubstr("\"ttnn.concatenate_heads\""));
+  EXPECT_THAT(text, Not(HasSubstr("ttnn.split_heads")));
+}
+
 TEST(TtnnEmit, ModulesShareOneSetOfAliases) {
   Plan p = conversion_plan();
   SourceFile file;

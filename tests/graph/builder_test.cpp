@@ -83,6 +83,12 @@ TEST(Builder, OneMethodPerOp) {
   EXPECT_EQ(type(b.concat(parts, 1)), (Shape{2, 8}));
   EXPECT_EQ(type(b.slice(x, {0, 1}, {2, 4}, {1, 2})), (Shape{2, 2}));
   EXPECT_EQ(b.type(b.typecast(x, DType::BF16)).dtype, DType::BF16);
+  Value qkv = b.input("qkv", {1, 4, 12});
+  EXPECT_EQ(type(b.split_heads(qkv, 2, 3, 2, true)), (Shape{1, 2, 2, 4}));
+  const Node& heads = g.node(b.split_heads(qkv, 2).id);
+  EXPECT_EQ(heads.kind, OpKind::SplitHeads);
+  EXPECT_FALSE(heads.attrs.has("parts")); // defaults are not written
+  EXPECT_EQ(type(b.concatenate_heads(b.split_heads(qkv, 2))), (Shape{1, 4, 12}));
   EXPECT_EQ(type(b.mean(x, {.dims = {0}})), (Shape{4}));
   EXPECT_EQ(type(b.max(x, {.keep_dim = true})), (Shape{1, 1}));
   EXPECT_EQ(g.node(b.softmax(x, 0).id).attrs.get<int64_t>("dimension"), 0);

@@ -214,6 +214,27 @@ TEST(Interpreter, ElementwiseUnary) {
   EXPECT_THAT(un(OpKind::Reciprocal, {2, -4}), ElementsAre(0.5, -0.25));
 }
 
+TEST(Interpreter, HeadMoves) {
+  // x [1, 2, 4]: rows 0..3 and 4..7; two parts of one head of 2: part 1 is columns 2 and 3.
+  Tensor x = T({1, 2, 4}, {0, 1, 2, 3, 4, 5, 6, 7});
+  Tensor q = run1(x, [](Builder& b, Value v) { return b.split_heads(v, 1, 2, 1); });
+  EXPECT_EQ(q.shape(), (Shape{1, 1, 2, 2}));
+  EXPECT_THAT(q.data(), ElementsAre(2, 3, 6, 7));
+  Tensor k = run1(x, [](Builder& b, Value v) { return b.split_heads(v, 1, 2, 1, true); });
+  EXPECT_THAT(k.data(), ElementsAre(2, 6, 3, 7)); // [head_dim, seq]
+  // Two heads of 2: head h is columns 2h and 2h + 1.
+  Tensor h = run1(x, [](Builder& b, Value v) { return b.split_heads(v, 2); });
+  EXPECT_EQ(h.shape(), (Shape{1, 2, 2, 2}));
+  EXPECT_THAT(h.data(), ElementsAre(0, 1, 4, 5, 2, 3, 6, 7));
+  // [1, 2 heads, 2 seq, 1] -> [1, 2 seq, 2]: row s holds (head 0, head 1) at s.
+  Tensor c = run1(T({1, 2, 2, 1}, {0, 1, 2, 3}),
+                  [](Builder& b, Value v) { return b.concatenate_heads(v); });
+  EXPECT_EQ(c.shape(), (Shape{1, 2, 2}));
+  EXPECT_THAT(c.data(), ElementsAre(0, 2, 1, 3));
+  EXPECT_THAT(run1(h, [](Builder& b, Value v) { return b.concatenate_heads(v); }).data(),
+              ElementsAre(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
 TEST(Interpreter, DataMovement) {
   Tensor m = T({2, 3}, {1, 2, 3, 4, 5, 6});
   Tensor t = run1(m, [](Builder& b, Value x) { return b.transpose(x, 1, 0); });

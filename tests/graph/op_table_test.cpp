@@ -365,6 +365,31 @@ TEST(Infer, Slice) {
             "'ttir.slice' %1: expected 'begins' to have 2 entries (the operand rank), got [0]");
 }
 
+TEST(Infer, HeadMoves) {
+  Attrs qkv = attrs({{"num_heads", int64_t{12}}, {"parts", int64_t{3}}, {"part", int64_t{1}}});
+  EXPECT_EQ(infer(OpKind::SplitHeads, {f32({2, 128, 2304})}, qkv), f32({2, 12, 128, 64}));
+  qkv.set("transpose", true);
+  EXPECT_EQ(infer(OpKind::SplitHeads, {f32({2, 128, 2304})}, qkv), f32({2, 12, 64, 128}));
+  EXPECT_EQ(infer(OpKind::SplitHeads, {bf16({1, 7, 6})}, attrs({{"num_heads", int64_t{3}}})),
+            bf16({1, 3, 7, 2}));
+  EXPECT_EQ(infer_error(OpKind::SplitHeads, {f32({128, 2304})}, qkv),
+            "'ttir.split_heads' %1: expected an operand of rank 3 [batch, seq, parts * heads * "
+            "head_dim], got 128x2304");
+  EXPECT_EQ(infer_error(OpKind::SplitHeads, {f32({1, 4, 10})},
+                        attrs({{"num_heads", int64_t{2}}, {"parts", int64_t{3}}})),
+            "'ttir.split_heads' %1: expected the last dim (10) to divide into 3 parts of 2 heads");
+  EXPECT_EQ(
+      infer_error(OpKind::SplitHeads, {f32({1, 4, 12})},
+                  attrs({{"num_heads", int64_t{2}}, {"parts", int64_t{3}}, {"part", int64_t{3}}})),
+      "'ttir.split_heads' %1: expected 'part' in [0, 3), got 3");
+  EXPECT_EQ(infer_error(OpKind::SplitHeads, {f32({1, 4, 12})}, attrs({{"num_heads", int64_t{0}}})),
+            "'ttir.split_heads' %1: expected 'num_heads' >= 1, got 0");
+  EXPECT_EQ(infer(OpKind::ConcatenateHeads, {f32({2, 12, 197, 64})}), f32({2, 197, 768}));
+  EXPECT_EQ(infer_error(OpKind::ConcatenateHeads, {f32({12, 197, 64})}),
+            "'ttir.concatenate_heads' %1: expected an operand of rank 4 [batch, heads, seq, "
+            "head_dim], got 12x197x64");
+}
+
 TEST(Infer, Typecast) {
   EXPECT_EQ(infer(OpKind::Typecast, {f32({2, 3})}, attrs({{"dtype", DType::BF16}})), bf16({2, 3}));
   EXPECT_EQ(infer_error(OpKind::Typecast, {f32({2})}),

@@ -111,6 +111,16 @@ TEST_P(Kernels, DataMovement) {
   check(g, GetParam());
 }
 
+TEST_P(Kernels, HeadMoves) {
+  Graph g;
+  Builder b(g);
+  // 3 parts of 5 heads of 7 over 37 positions, batch 2: no extent is a whole tile.
+  Value qkv = b.input("qkv", {2, 37, 105});
+  for (int64_t part = 0; part < 3; ++part) b.output(b.split_heads(qkv, 5, 3, part, part == 1));
+  b.output(b.concatenate_heads(b.input("heads", {2, 5, 37, 7})));
+  check(g, GetParam());
+}
+
 INSTANTIATE_TEST_SUITE_P(Grids, Kernels, testing::all_cases(), testing::param_name);
 
 } // namespace

@@ -150,6 +150,7 @@ std::vector<uint8_t> nn_bytes() {
   b.output(b.layer_norm(h, &scale, &scale));
   b.output(b.take(h, b.input("ids", {3}, DType::I32), 1));
   b.output(b.where(b.less(h, scale), h, scale));
+  b.output(b.concatenate_heads(b.split_heads(b.input("qkv", {1, 5, 12}), 2, 3, 1)));
   return lowering::lower_plan(plan_for(g, {{1, 1}}), tilesat::testing::test_device(1, 1));
 }
 
@@ -216,6 +217,17 @@ TEST(Loader, NetworkOpsLoadAndDamagedParametersAreNamed) {
               HasSubstr(".params.dim: expected a dim of the rank-3 data, got -1"));
   EXPECT_THAT(damaged("take", [](fb::OpT& op) { op.params.AsTake()->dim = 0; }),
               HasSubstr("expected the take result shape [3, 5, 16], got [2, 3, 16]"));
+  EXPECT_THAT(damaged("split_heads", [](fb::OpT& op) { op.params.AsStridedCopy()->base = 9; }),
+              HasSubstr(".params: expected every read inside the input"));
+  EXPECT_THAT(
+      damaged("split_heads", [](fb::OpT& op) { op.params.AsStridedCopy()->strides.pop_back(); }),
+      HasSubstr(".params: expected one stride per dim of shape"));
+  EXPECT_THAT(
+      damaged("concatenate_heads", [](fb::OpT& op) { op.params.AsStridedCopy()->shape[1] = 4; }),
+      HasSubstr(".params.shape: expected as many elements as the result"));
+  EXPECT_THAT(
+      damaged("concatenate_heads", [](fb::OpT& op) { op.params.AsStridedCopy()->strides[0] = -1; }),
+      HasSubstr("expected extents and strides in [0, 2^31]"));
   EXPECT_THAT(damaged("where", [](fb::OpT& op) { op.inputs.pop_back(); }),
               HasSubstr(".inputs: expected 3..3 inputs, got 2"));
   EXPECT_THAT(

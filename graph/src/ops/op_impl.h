@@ -109,6 +109,11 @@ TensorType infer_typecast(const InferArgs&);
 Tensor eval_typecast(const EvalArgs&);
 TensorType infer_take(const InferArgs&);
 Tensor eval_take(const EvalArgs&);
+// Attention head moves (heads.cpp; their reads are tilesat/graph/heads.h).
+TensorType infer_split_heads(const InferArgs&);
+Tensor eval_split_heads(const EvalArgs&);
+TensorType infer_concatenate_heads(const InferArgs&);
+Tensor eval_concatenate_heads(const EvalArgs&);
 
 // Reductions.
 TensorType infer_reduce(const InferArgs&);

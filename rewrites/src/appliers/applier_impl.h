@@ -21,6 +21,10 @@ egraph::Id layer_norm_plain(ApplyContext& c);
 egraph::Id layer_norm_affine(ApplyContext& c);
 egraph::Id conv_with_bias(ApplyContext& c);
 
+// attention.cpp
+egraph::Id split_heads(ApplyContext& c);
+egraph::Id concatenate_heads(ApplyContext& c);
+
 // eltwise_fusion.cpp
 egraph::Id fuse_eltwise(ApplyContext& c);
 

@@ -48,6 +48,19 @@ const std::vector<ApplierDef>& table() {
        "an NCHW conv's [C, 1, 1] or [1, C, 1, 1] bias becomes its [C] bias operand, any other "
        "layout's [1, .., C, ..] bias (C at the channel dim, e.g. NHWC's 1x1x1xC) is used as is",
        appliers::conv_with_bias},
+      {"split-heads",
+       {P::Tensor, P::Attr, P::Attr, P::Attr, P::Attr},
+       "(?x, ?begins, ?ends, ?i, ?j): the matched permute (?i = ?j its permutation) or transpose "
+       "(?i, ?j its dims) of a reshape of a slice of ?x [B, S, W], as split_heads of ?x when "
+       "the slice is one of W / (H * D) equal parts of the last dim, the reshape splits it into "
+       "[B, S, H, D] and the permute makes it [B, H, S, D] (or [B, H, D, S]: transpose)",
+       appliers::split_heads},
+      {"concatenate-heads",
+       {P::Tensor, P::Attr, P::Attr},
+       "(?x, ?i, ?j): the matched reshape of a permute (?i = ?j its permutation) or transpose "
+       "(?i, ?j its dims) of ?x [B, H, S, D] as concatenate_heads of ?x, when the permute makes "
+       "it [B, S, H, D] and the reshape [B, S, H * D]",
+       appliers::concatenate_heads},
       {"fold-batch-rows",
        {P::Tensor, P::Tensor},
        "(?a, ?b): the matched matmul or linear of a batched ?a by a 2-D ?b as one 2-D product "

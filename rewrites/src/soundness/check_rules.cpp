@@ -22,9 +22,10 @@ constexpr size_t kMaxTries = 60'000;
 constexpr size_t kInstancesWanted = 12;
 
 const std::vector<Shape>& candidate_shapes() {
-  static const std::vector<Shape> s = {Shape{2, 3}, Shape{3, 2},    Shape{3},
-                                       Shape{1, 3}, Shape{2, 1},    Shape{3, 3},
-                                       Shape{},     Shape{2, 3, 3}, Shape{2, 2, 3}};
+  static const std::vector<Shape> s = {Shape{2, 3}, Shape{3, 2}, Shape{3}, Shape{1, 3}, Shape{2, 1},
+                                       Shape{3, 3}, Shape{}, Shape{2, 3, 3}, Shape{2, 2, 3},
+                                       // Attention heads: [B, S, 2 parts x H x D], [B, H, S, D].
+                                       Shape{1, 2, 4}, Shape{1, 2, 2, 2}};
   return s;
 }
 
@@ -55,15 +56,46 @@ std::optional<std::vector<egraph::AttrValue>> attr_domain(std::string_view key, 
   if (key == "dim0" || key == "dim1") {
     for (int v : {0, 1, 2, -1}) d.emplace_back(v);
   } else if (key == "permutation") {
-    lists({{1, 0}, {0, 1}, {1, 2, 0}, {2, 0, 1}, {0, 2, 1}, {1, 0, 2}, {2, 1, 0}, {0, 1, 2}});
+    lists({{1, 0},
+           {0, 1},
+           {1, 2, 0},
+           {2, 0, 1},
+           {0, 2, 1},
+           {1, 0, 2},
+           {2, 1, 0},
+           {0, 1, 2},
+           {0, 2, 1, 3},
+           {0, 2, 3, 1}});
   } else if (key == "shape") {
-    lists({{2, 3}, {3, 2}, {6}, {3, 3}, {2, 3, 3}, {2, 2, 3}, {1, 2, 3}, {3, 1, 2}, {9}, {1, 6}});
+    lists({{2, 3},
+           {3, 2},
+           {6},
+           {3, 3},
+           {2, 3, 3},
+           {2, 2, 3},
+           {1, 2, 3},
+           {3, 1, 2},
+           {9},
+           {1, 6},
+           {1, 2, 1, 2},
+           {1, 2, 2, 1},
+           {1, 2, 4}});
   } else if (key == "dims" || key == "broadcast_dims") {
     lists({{}, {0}, {1}, {0, 1}, {1, 0}, {1, 2}, {0, 2}});
   } else if (key == "activation") {
     for (const char* a : {"", "relu"}) d.emplace_back(std::string(a));
   } else if (key == "begins" || key == "ends") {
-    lists({{0, 0}, {0, 1}, {1, 2}, {0, 3}, {2, 3}, {1, 1}, {0, 0, 1}, {1, 2, 3}, {0, 1, 2}});
+    lists({{0, 0},
+           {0, 1},
+           {1, 2},
+           {0, 3},
+           {2, 3},
+           {1, 1},
+           {0, 0, 1},
+           {1, 2, 3},
+           {0, 1, 2},
+           {0, 0, 2},
+           {1, 2, 4}});
   } else if (key == "dim_arg") {
     lists({{0}, {1}, {-1}, {}});
   } else if (kind == AttrKind::Int) {
@@ -216,10 +248,11 @@ public:
       if (proved == kInstancesWanted) break;
     }
     if (proved == 0) {
-      return not_checkable(out, skipped_.empty()
-                                    ? "no small instance (shapes up to 2x3x3, constants 0 and 1) "
-                                      "on which the rule fires"
-                                    : "the instances that fire need " + skipped_);
+      return not_checkable(
+          out, skipped_.empty()
+                   ? "no small instance (shapes up to 2x3x3 and 1x2x2x2, constants 0 and 1) "
+                     "on which the rule fires"
+                   : "the instances that fire need " + skipped_);
     }
     out.status = Soundness::Proved;
     out.detail = fmt::format("{} instance{}: {}", proved, proved == 1 ? "" : "s", instances);

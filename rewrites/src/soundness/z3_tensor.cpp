@@ -220,6 +220,8 @@ Elements Z3Tensors::of_node(egraph::NodeId id) {
   case OpKind::Broadcast:
   case OpKind::Reshape:
   case OpKind::Slice:
+  case OpKind::SplitHeads:
+  case OpKind::ConcatenateHeads:
     return gathered(0);
   case OpKind::Concat: {
     out.assign(static_cast<size_t>(result.shape.numel()), ctx_.real_val(0));

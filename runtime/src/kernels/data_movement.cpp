@@ -1,5 +1,6 @@
-// data_movement.cpp: reshape, permute (and transpose), broadcast, concat, slice, constant
-// and full. Each output element is gathered from the input's logical index.
+// data_movement.cpp: reshape, permute (and transpose), strided copies (the head moves),
+// broadcast, concat, slice, constant and full. Each output element is gathered from the input's
+// logical index.
 #include "kernel.h"
 
 namespace tilesat::runtime::detail {
@@ -24,6 +25,19 @@ void run_permute(OpContext& ctx) {
   ctx.for_each_tile([&](int64_t b, int64_t tr, int64_t tc, float* tile) {
     fill_elements(v, b, tr, tc, tile,
                   [&](int64_t f) { return in[static_cast<size_t>(operand_offset(f, out, st))]; });
+  });
+}
+
+void run_strided_copy(OpContext& ctx) {
+  std::vector<float> in = read_logical(ctx.memory, ctx.inputs[0]);
+  const fb::StridedCopy* c = ctx.op.params_as_StridedCopy();
+  std::vector<int64_t> shape = longs(c->shape()), st = longs(c->strides());
+  const int64_t base = c->base();
+  const program::TileView& v = ctx.output.view;
+  ctx.for_each_tile([&](int64_t b, int64_t tr, int64_t tc, float* tile) {
+    fill_elements(v, b, tr, tc, tile, [&](int64_t f) {
+      return in[static_cast<size_t>(base + operand_offset(f, shape, st))];
+    });
   });
 }
 

@@ -105,6 +105,7 @@ void run_matmul(OpContext& ctx); // matmul, linear
 void run_reduce(OpContext& ctx);
 void run_softmax(OpContext& ctx);
 void run_permute(OpContext& ctx);
+void run_strided_copy(OpContext& ctx);
 void run_broadcast(OpContext& ctx);
 void run_concat(OpContext& ctx);
 void run_slice(OpContext& ctx);

@@ -146,6 +146,12 @@ public:
   Value typecast(Value x, DType dtype);
   /// Slices of `data` along `dim` picked by i32 `indices` (an embedding lookup with dim 0).
   Value take(Value data, Value indices, int64_t dim = 0);
+  /// Part `part` of `parts` of x's last dim split into `num_heads` heads:
+  /// [B, S, parts * H * D] -> [B, H, S, D], or [B, H, D, S] with `transpose`.
+  Value split_heads(Value x, int64_t num_heads, int64_t parts = 1, int64_t part = 0,
+                    bool transpose = false);
+  /// [B, H, S, D] -> [B, S, H * D].
+  Value concatenate_heads(Value x);
 
   // Reductions.
   Value sum(Value x, ReduceOptions o = {});

@@ -1,6 +1,7 @@
 // Rule soundness: every rule checked with Z3 on small symbolic tensors.
 //
-// For each rule, tilesat builds small instances of its left side (shapes up to 2x3x3, the
+// For each rule, tilesat builds small instances of its left side (shapes up to 2x3x3 and the
+// attention heads' 1x2x4 and 1x2x2x2, the
 // attribute values and constants its guards need), lets the rule fire on them as it would in
 // an optimization, and asks Z3 whether the two sides can differ anywhere: elements are real
 // numbers, elementwise transcendental ops (exp, log, tanh, ...) are uninterpreted functions

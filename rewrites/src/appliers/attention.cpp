@@ -1,0 +1,76 @@
+// attention.cpp: computed right sides of the attention family: the head moves of multi-head
+// attention (slice, reshape and permute of a fused projection; permute and reshape back) as
+// ttnn's transformer ops split_heads and concatenate_heads.
+#include "applier_impl.h"
+#include "tilesat/rewrites/payload.h"
+
+#include <algorithm>
+
+namespace tilesat::rewrites::appliers {
+namespace {
+
+using IntList = std::vector<int64_t>;
+
+// The permutation of a matched permute (argument `i` its permutation) or transpose (arguments
+// `i` and `i + 1` its dims) over `rank` dims, or nullopt.
+std::optional<IntList> permutation_arg(const ApplyContext& c, size_t i, int64_t rank) {
+  if (std::optional<IntList> p = c.int_list(i)) {
+    if (static_cast<int64_t>(p->size()) != rank) return std::nullopt;
+    return p;
+  }
+  std::optional<int64_t> d0 = c.integer(i), d1 = c.integer(i + 1);
+  if (!d0 || !d1) return std::nullopt;
+  std::optional<int64_t> a = normalize_axis(*d0, rank), b = normalize_axis(*d1, rank);
+  if (!a || !b) return std::nullopt;
+  IntList perm(static_cast<size_t>(rank));
+  for (int64_t d = 0; d < rank; ++d) perm[static_cast<size_t>(d)] = d;
+  std::swap(perm[static_cast<size_t>(*a)], perm[static_cast<size_t>(*b)]);
+  return perm;
+}
+
+const IntList kHeadsFirst{0, 2, 1, 3};    // [B, S, H, D] <-> [B, H, S, D]
+const IntList kHeadsKeyFirst{0, 2, 3, 1}; // [B, S, H, D] -> [B, H, D, S]
+
+} // namespace
+
+egraph::Id split_heads(ApplyContext& c) {
+  // ?x ?begins ?ends, then the permute's permutation twice or the transpose's two dims.
+  egraph::Id x = c.cls(0);
+  const Shape& xs = c.analysis()[x].type.shape;
+  const Shape& root = c.root().type.shape;
+  std::optional<IntList> begins = c.int_list(1), ends = c.int_list(2);
+  std::optional<IntList> perm = permutation_arg(c, 3, 4);
+  if (xs.rank() != 3 || root.rank() != 4 || !begins || !ends || begins->size() != 3 ||
+      ends->size() != 3 || !perm || (*perm != kHeadsFirst && *perm != kHeadsKeyFirst))
+    return egraph::kNoId;
+  const bool transpose = *perm == kHeadsKeyFirst;
+  const int64_t heads = root[1], head_dim = transpose ? root[2] : root[3];
+  const int64_t width = heads * head_dim, w = xs[2];
+  // The slice as it reads: negative indices count from the end, then clamp to the extent.
+  auto at = [&](size_t d, int64_t i) {
+    int64_t e = xs[static_cast<int64_t>(d)];
+    return std::clamp<int64_t>(i < 0 ? i + e : i, 0, e);
+  };
+  const int64_t lo = at(2, (*begins)[2]), hi = at(2, (*ends)[2]);
+  if (width < 1 || at(0, (*begins)[0]) != 0 || at(1, (*begins)[1]) != 0 || hi - lo != width ||
+      lo % width != 0 || w % width != 0 || w / width < 2)
+    return egraph::kNoId;
+  Attrs a;
+  a.set("num_heads", heads);
+  a.set("parts", w / width);
+  a.set("part", lo / width);
+  if (transpose) a.set("transpose", true);
+  egraph::Id xv[] = {x};
+  return c.if_fits_root(c.add(OpKind::SplitHeads, xv, a));
+}
+
+egraph::Id concatenate_heads(ApplyContext& c) {
+  // ?x, then the permute's permutation twice or the transpose's two dims.
+  egraph::Id x = c.cls(0);
+  std::optional<IntList> perm = permutation_arg(c, 1, 4);
+  if (c.analysis()[x].type.shape.rank() != 4 || !perm || *perm != kHeadsFirst) return egraph::kNoId;
+  egraph::Id xv[] = {x};
+  return c.if_fits_root(c.add(OpKind::ConcatenateHeads, xv, Attrs{}));
+}
+
+} // namespace tilesat::rewrites::appliers

@@ -157,6 +157,22 @@ DimFlow operand_dim_flow(const Graph& g, NodeId op, size_t operand, int64_t d) {
     return d == 1 && complete_attrs(n.kind, n.attrs).get<int64_t>("parts") == 1 ? carried(2)
                                                                                 : mixed();
   }
+  case OpKind::Attention: {
+    // Result [B, H, S, Dv]: batch from every operand; heads from the key and value only when
+    // each query head has its own; query rows from the query (every key needed, and a causal
+    // mask counts positions from the first row); Dv from the value.
+    if (operand == 3) {
+      Shape scores{r[0], r[1], r[2], g.node(n.operands[1]).type.shape[2]};
+      return d == 3 ? mixed() : aligned(s, scores, d);
+    }
+    if (d == 0) return carried(0);
+    if (d == 1) return operand == 0 || s[1] == r[1] ? carried(1) : mixed();
+    if (d == 2)
+      return operand != 0                                             ? broadcast()
+             : complete_attrs(n.kind, n.attrs).get<bool>("is_causal") ? mixed()
+                                                                      : carried(2);
+    return operand == 2 ? carried(3) : mixed();
+  }
   case OpKind::ConcatenateHeads:
     // [B, H, S, D] -> [B, S, H * D]: blocks of heads are blocks of H * D.
     return d == 0 ? carried(0) : d == 1 ? carried(2) : carried(1);

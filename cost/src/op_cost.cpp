@@ -731,6 +731,58 @@ OpEstimate CostModel::op_impl(OpKind kind, const Attrs& attrs, std::span<const T
                       sfpu * (sfpu_weight(OpKind::Exp) + sfpu_weight(OpKind::Reciprocal));
     return eltwise(kind, attrs, inputs, output, per_tile, "(max, sub, exp, sum, 1/x, mul)");
   }
+  case OpKind::Attention: {
+    // ttnn's scaled_dot_product_attention is flash attention: each core takes query tile rows
+    // of one head, streams that head's keys and values through L1 once, and per key tile
+    // computes a score tile (head_dim tile products), the online softmax on it (as softmax's
+    // per-tile work) and its share of the output (value head_dim tile products). Cores work on
+    // separate (batch, head, query tile row) units.
+    const Shape &q = inputs[0].type.shape, &k = inputs[1].type.shape, &v = inputs[2].type.shape;
+    if (q.rank() != 4 || k.rank() != 4 || v.rank() != 4) break;
+    auto tiles = [](int64_t n) { return ceil_div(std::max<int64_t>(n, 1), int64_t{32}); };
+    const int64_t qt = tiles(q[2]), kvt = tiles(k[2]), dt = tiles(q[3]), dvt = tiles(v[3]);
+    const int64_t units = q[0] * q[1] * qt;
+    const int64_t cores = std::min<int64_t>(units, d.grid_usable.cores());
+    const int64_t per_core = ceil_div(units, cores);
+    const int64_t products = kvt * (dt + dvt);
+    const int64_t tb = tile_bytes(inputs[0].type.dtype);
+    const double fpu = d.fpu_matmul_cycles_per_tile[static_cast<size_t>(options_.fidelity)];
+    const double unpack = 2.0 * static_cast<double>(tb) / d.unpack_bytes_per_cycle;
+    const double softmax_tile = 2 * (elt / 2) * passes + elt + elt * passes +
+                                sfpu * (sfpu_weight(OpKind::Exp) + sfpu_weight(OpKind::Reciprocal));
+    const double cycles =
+        static_cast<double>(per_core) *
+        (static_cast<double>(products) * (fpu + unpack) + static_cast<double>(kvt) * softmax_tile);
+    double dram = 0, noc = 0, l1 = 0;
+    auto u32 = static_cast<uint32_t>(cores);
+    // The query, the mask and the result once; each core's head of keys and values once.
+    for (const TensorUse& in : inputs.subspan(0, 1)) read_us(in, u32, &dram, &noc, &l1);
+    if (inputs.size() > 3) read_us(inputs[3], u32, &dram, &noc, &l1);
+    read_us(output, u32, &dram, &noc, &l1);
+    TensorUse kv{TensorType{inputs[1].type.dtype, Shape{cores * kvt * 32, (dt + dvt) * 32}, {}},
+                 inputs[1].placement};
+    read_us(kv, u32, &dram, &noc, &l1);
+    bool sharded = false;
+    for (const TensorUse& in : inputs) sharded |= in.placement.memory != MemoryLayout::Interleaved;
+    OpEstimate e = finish(
+        d.cycles_to_us(cycles), dram, noc, l1,
+        fmt::format("scaled_dot_product_attention (flash): {} query tile rows on {} cores, {} per "
+                    "core x ({} tile products x ({:.0f} FPU + {:.1f} unpack) + {} softmax tiles x "
+                    "{:.1f}) cycles, output {}",
+                    units, cores, per_core, products, fpu, unpack, kvt, softmax_tile,
+                    short_place(output.placement)),
+        sharded || output.placement.memory != MemoryLayout::Interleaved);
+    e.cores = static_cast<uint32_t>(cores);
+    e.grid = bounding_grid(cores, d.grid_usable);
+    // Double-buffered tiles of every operand and the result, a row of score tiles and an
+    // output accumulator row, plus the L1-resident tensors.
+    e.circular_buffers = static_cast<int64_t>(inputs.size()) + 3;
+    int64_t bytes = 2 * tb * (static_cast<int64_t>(inputs.size()) + 1) + (kvt + dvt) * tb;
+    for (const TensorUse& in : inputs) bytes += l1_bytes_per_core(in.type, in.placement);
+    bytes += l1_bytes_per_core(output.type, output.placement);
+    e.l1_bytes_per_core = bytes;
+    return e;
+  }
   case OpKind::LayerNorm: {
     // Two reductions (mean, variance), subtract, square, rsqrt, scale and shift.
     double per_tile =

@@ -257,6 +257,18 @@ Value Builder::concatenate_heads(Value x) {
   return op(OpKind::ConcatenateHeads, {x}, {});
 }
 
+Value Builder::scaled_dot_product_attention(Value q, Value k, Value v, const Value* mask,
+                                            AttentionOptions o) {
+  Attrs a;
+  if (o.scale != 0) a.set("scale", o.scale);
+  if (o.is_causal) a.set("is_causal", true);
+  if (o.mask_kind != "add") a.set("mask_kind", o.mask_kind);
+  if (o.mask_fill != 0) a.set("mask_fill", o.mask_fill);
+  std::vector<Value> operands{q, k, v};
+  if (mask != nullptr) operands.push_back(*mask);
+  return op(OpKind::Attention, operands, std::move(a));
+}
+
 Value Builder::reduce(OpKind kind, Value x, ReduceOptions o) {
   Attrs a;
   if (!o.dims.empty()) a.set("dim_arg", std::move(o.dims));

@@ -354,6 +354,24 @@ std::vector<Entry> entries() {
        "concatenate_heads)",
        infer_concatenate_heads,
        eval_concatenate_heads},
+      {OpKind::Attention,
+       3,
+       4,
+       0,
+       {defaulted("scale", AttrKind::Float, 0.0, "multiplies q k^T; 0: 1 / sqrt(head_dim)"),
+        defaulted("is_causal", AttrKind::Bool, false,
+                  "query position i attends to key positions <= i only"),
+        defaulted("mask_kind", AttrKind::String, std::string("add"),
+                  "how the mask (operand 3) applies: \"add\" adds it to the scaled scores, "
+                  "\"select\" keeps a score where the mask is nonzero and takes mask_fill "
+                  "elsewhere"),
+        defaulted("mask_fill", AttrKind::Float, 0.0, "the score where a select mask is 0")},
+       "softmax(q k^T * scale + mask) v over query [batch, heads, seq, head_dim], key and value "
+       "[batch, kv_heads, kv_seq, head_dim] (heads a multiple of kv_heads: grouped queries), an "
+       "optional mask broadcast to the scores [batch, heads, seq, kv_seq] (ttnn's "
+       "transformer.scaled_dot_product_attention)",
+       infer_attention,
+       eval_attention},
       {OpKind::MeshShard,
        1,
        1,

@@ -132,6 +132,13 @@ std::string params_str(const fb::Op& op) {
   }
   case fb::OpParams::Take:
     return fmt::format("dim={}", op.params_as_Take()->dim());
+  case fb::OpParams::Attention: {
+    const fb::Attention* a = op.params_as_Attention();
+    std::string s = fmt::format("scale={}", a->scale());
+    if (a->is_causal()) s += " causal";
+    if (a->select_mask()) s += fmt::format(" select_mask fill={}", a->mask_fill());
+    return s;
+  }
   case fb::OpParams::StridedCopy: {
     const fb::StridedCopy* c = op.params_as_StridedCopy();
     return fmt::format("shape=[{}] strides=[{}] base={}",

@@ -7,6 +7,7 @@
 #include "tilesat/graph/op.h"
 
 #include <algorithm>
+#include <cmath>
 #include <fmt/format.h>
 #include <numeric>
 
@@ -333,6 +334,18 @@ fb::OpParamsUnion op_params(const Graph& g, NodeId id) {
     p.shape = std::move(v.shape);
     p.strides = std::move(v.strides);
     p.base = v.base;
+    u.Set(std::move(p));
+    return u;
+  }
+  case OpKind::Attention: {
+    fb::AttentionT p;
+    double scale = attrs.get<double>("scale");
+    int64_t head_dim = shape_of(g, n.operands[0])[3];
+    p.scale =
+        static_cast<float>(scale != 0 ? scale : 1.0 / std::sqrt(static_cast<double>(head_dim)));
+    p.is_causal = attrs.get<bool>("is_causal");
+    p.select_mask = attrs.get<std::string>("mask_kind") == "select";
+    p.mask_fill = static_cast<float>(attrs.get<double>("mask_fill"));
     u.Set(std::move(p));
     return u;
   }

@@ -107,6 +107,9 @@ void dispatch(OpContext& ctx) {
   case fb::OpParams::Permute:
     detail::run_permute(ctx);
     break;
+  case fb::OpParams::Attention:
+    detail::run_attention(ctx);
+    break;
   case fb::OpParams::StridedCopy:
     detail::run_strided_copy(ctx);
     break;

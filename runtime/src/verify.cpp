@@ -374,6 +374,23 @@ struct Checker {
       }
       return 1;
     }
+    case fb::OpParams::Attention: {
+      arity(3, 4);
+      const Shape &q = tensor_shape(in[0]), &k = tensor_shape(in[1]), &v = tensor_shape(in[2]);
+      require(q.size() == 4 && k.size() == 4 && v.size() == 4, where + ".inputs",
+              "expected query, key and value of rank 4");
+      require(k[0] == q[0] && v[0] == q[0] && v[1] == k[1] && v[2] == k[2] && k[3] == q[3] &&
+                  k[1] >= 1 && q[1] % k[1] == 0,
+              where + ".inputs",
+              "expected key and value [batch, kv_heads, kv_seq, head_dim] for the query, its "
+              "heads a multiple of kv_heads");
+      require(o == Shape{q[0], q[1], q[2], v[3]}, where,
+              "expected the result [batch, heads, seq, "
+              "value head_dim]");
+      if (in.size() == 4)
+        right_aligned(tensor_shape(in[3]), Shape{q[0], q[1], q[2], k[2]}, where + ".inputs[3]");
+      return 1;
+    }
     case fb::OpParams::StridedCopy: {
       arity(1, 1);
       const fb::StridedCopy* c = op.params_as_StridedCopy();

@@ -141,6 +141,28 @@ TEST(OpCost, HeadSplitsShareOneLaunch) {
       0);
 }
 
+// Flash attention computes what its decomposition does (two products, a softmax) in one
+// launch, with no scores written: cheaper than the three ops on BERT-base's shapes.
+TEST(OpCost, AttentionBeatsItsDecomposition) {
+  CostModel m(load_device("wormhole_b0"));
+  TensorType q = f32({1, 12, 128, 64}), kt = f32({1, 12, 64, 128}), s = f32({1, 12, 128, 128});
+  auto in = [](std::initializer_list<TensorType> ts) {
+    std::vector<TensorUse> u;
+    for (const TensorType& t : ts) u.push_back({t, l1()});
+    return u;
+  };
+  OpEstimate fused = m.op(OpKind::Attention, {}, in({q, q, q}), {q, l1()});
+  double parts = m.op(OpKind::Matmul, {}, in({q, kt}), {s, l1()}).us +
+                 m.op(OpKind::Softmax, {}, in({s}), {s, l1()}).us +
+                 m.op(OpKind::Matmul, {}, in({s, q}), {q, l1()}).us;
+  EXPECT_LT(fused.us, parts);
+  EXPECT_THAT(fused.cost.detail, ::testing::HasSubstr("scaled_dot_product_attention (flash)"));
+  // A longer sequence costs more: the work grows with the product of the two lengths.
+  TensorType q4 = f32({1, 12, 512, 64});
+  EXPECT_GT(m.op(OpKind::Attention, {}, in({q4, q4, q4}), {q4, l1()}).cost.compute_us,
+            4 * fused.cost.compute_us);
+}
+
 TEST(OpCost, ToLayout) {
   CostModel m(load_device("wormhole_b0"));
   TensorType t = f32({32, 128});

@@ -89,6 +89,15 @@ TEST(Builder, OneMethodPerOp) {
   EXPECT_EQ(heads.kind, OpKind::SplitHeads);
   EXPECT_FALSE(heads.attrs.has("parts")); // defaults are not written
   EXPECT_EQ(type(b.concatenate_heads(b.split_heads(qkv, 2))), (Shape{1, 4, 12}));
+  Value h = b.split_heads(qkv, 2);
+  const Node& attn = g.node(b.scaled_dot_product_attention(h, h, h).id);
+  EXPECT_EQ(attn.kind, OpKind::Attention);
+  EXPECT_TRUE(attn.attrs.empty());
+  Value m = b.input("m", {4, 4});
+  const Node& masked = g.node(
+      b.scaled_dot_product_attention(h, h, h, &m, {.mask_kind = "select", .mask_fill = -1e4}).id);
+  EXPECT_EQ(masked.operands.size(), 4u);
+  EXPECT_EQ(masked.attrs.get<std::string>("mask_kind"), "select");
   EXPECT_EQ(type(b.mean(x, {.dims = {0}})), (Shape{4}));
   EXPECT_EQ(type(b.max(x, {.keep_dim = true})), (Shape{1, 1}));
   EXPECT_EQ(g.node(b.softmax(x, 0).id).attrs.get<int64_t>("dimension"), 0);

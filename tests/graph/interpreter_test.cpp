@@ -235,6 +235,43 @@ TEST(Interpreter, HeadMoves) {
               ElementsAre(0, 1, 2, 3, 4, 5, 6, 7));
 }
 
+TEST(Interpreter, ScaledDotProductAttention) {
+  // One head of dim 1, two queries (1 and 0) over two keys (0 and ln 3) with values 4 and 8:
+  // query 0 weighs the keys 1/4 and 3/4 (7), query 1 equally (6).
+  Tensor q = T({1, 1, 2, 1}, {1, 0}), k = T({1, 1, 2, 1}, {0, 1.0986123f}),
+         v = T({1, 1, 2, 1}, {4, 8});
+  auto attend = [&](const std::function<Value(Builder&, Value, Value, Value)>& body) {
+    return run({q, k, v},
+               [&](Builder& b, std::vector<Value> a) { return body(b, a[0], a[1], a[2]); });
+  };
+  Tensor plain = attend([](Builder& b, Value q, Value k, Value v) {
+    return b.scaled_dot_product_attention(q, k, v);
+  });
+  EXPECT_EQ(plain.shape(), (Shape{1, 1, 2, 1}));
+  EXPECT_NEAR(plain.data()[0], 7, 1e-5);
+  EXPECT_NEAR(plain.data()[1], 6, 1e-5);
+  // Causal: query 0 sees key 0 only.
+  Tensor causal = attend([](Builder& b, Value q, Value k, Value v) {
+    return b.scaled_dot_product_attention(q, k, v, nullptr, {.is_causal = true});
+  });
+  EXPECT_NEAR(causal.data()[0], 4, 1e-5);
+  EXPECT_NEAR(causal.data()[1], 6, 1e-5);
+  // A select mask dropping key 1 for query 1 only; scale 0.5 halves query 0's score of ln 3.
+  Tensor selected = attend([](Builder& b, Value q, Value k, Value v) {
+    Value m = b.constant({2, 2}, {1, 1, 1, 0});
+    return b.scaled_dot_product_attention(q, k, v, &m,
+                                          {.scale = 0.5, .mask_kind = "select", .mask_fill = -1e9});
+  });
+  EXPECT_NEAR(selected.data()[0], (4 + 8 * std::sqrt(3.0)) / (1 + std::sqrt(3.0)), 1e-5);
+  EXPECT_NEAR(selected.data()[1], 4, 1e-5);
+  // An additive mask of -ln 3 on key 1 evens query 0's weights.
+  Tensor added = attend([](Builder& b, Value q, Value k, Value v) {
+    Value m = b.constant({2}, {0, -1.0986123});
+    return b.scaled_dot_product_attention(q, k, v, &m);
+  });
+  EXPECT_NEAR(added.data()[0], 6, 1e-5);
+}
+
 TEST(Interpreter, DataMovement) {
   Tensor m = T({2, 3}, {1, 2, 3, 4, 5, 6});
   Tensor t = run1(m, [](Builder& b, Value x) { return b.transpose(x, 1, 0); });

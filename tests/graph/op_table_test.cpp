@@ -390,6 +390,36 @@ TEST(Infer, HeadMoves) {
             "head_dim], got 12x197x64");
 }
 
+TEST(Infer, Attention) {
+  // Grouped queries: 8 query heads over 2 key/value heads.
+  EXPECT_EQ(
+      infer(OpKind::Attention, {f32({2, 8, 10, 64}), f32({2, 2, 12, 64}), f32({2, 2, 12, 32})}),
+      f32({2, 8, 10, 32}));
+  EXPECT_EQ(infer(OpKind::Attention, {f32({2, 8, 10, 64}), f32({2, 8, 12, 64}), f32({2, 8, 12, 64}),
+                                      f32({2, 1, 1, 12})}),
+            f32({2, 8, 10, 64}));
+  EXPECT_EQ(infer_error(OpKind::Attention, {f32({8, 10, 64}), f32({8, 12, 64}), f32({8, 12, 64})}),
+            "'ttir.scaled_dot_product_attention' %3: expected query, key and value of rank 4 "
+            "[batch, heads, seq, head_dim], got 8x10x64, 8x12x64 and 8x12x64");
+  EXPECT_EQ(infer_error(OpKind::Attention,
+                        {f32({1, 8, 10, 64}), f32({1, 3, 12, 64}), f32({1, 3, 12, 64})}),
+            "'ttir.scaled_dot_product_attention' %3: expected the query's 8 heads to be a "
+            "multiple of the key's 3");
+  EXPECT_EQ(infer_error(OpKind::Attention,
+                        {f32({1, 8, 10, 64}), f32({1, 8, 12, 32}), f32({1, 8, 12, 64})}),
+            "'ttir.scaled_dot_product_attention' %3: expected the key's head_dim 32 to be the "
+            "query's 64");
+  EXPECT_EQ(infer_error(OpKind::Attention, {f32({1, 8, 10, 64}), f32({1, 8, 12, 64}),
+                                            f32({1, 8, 12, 64}), f32({1, 1, 10, 10})}),
+            "'ttir.scaled_dot_product_attention' %4: expected a mask that broadcasts to the "
+            "scores 1x8x10x12, got 1x1x10x10");
+  EXPECT_EQ(infer_error(OpKind::Attention,
+                        {f32({1, 8, 10, 64}), f32({1, 8, 12, 64}), f32({1, 8, 12, 64})},
+                        attrs({{"mask_kind", std::string("mul")}})),
+            "'ttir.scaled_dot_product_attention' %3: expected 'mask_kind' \"add\" or "
+            "\"select\", got \"mul\"");
+}
+
 TEST(Infer, Typecast) {
   EXPECT_EQ(infer(OpKind::Typecast, {f32({2, 3})}, attrs({{"dtype", DType::BF16}})), bf16({2, 3}));
   EXPECT_EQ(infer_error(OpKind::Typecast, {f32({2})}),

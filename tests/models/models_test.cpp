@@ -151,11 +151,14 @@ TEST(BertLayer, LayerNormGeluAndLinearAreRecognized) {
                 "before");
   const Graph& after = c.planned.plan.graph;
   OpCounts counts = op_counts(after);
+  // The attention (scores, scale, mask, softmax, values) is one op, its heads joined by one.
   expect_counts(counts,
                 {{"layer_norm", 2},
                  {"linear", 6},
-                 {"matmul", 2},
-                 {"softmax", 1},
+                 {"scaled_dot_product_attention", 1},
+                 {"concatenate_heads", 1},
+                 {"matmul", 0},
+                 {"softmax", 0},
                  {"mean", 0},
                  {"pow", 0},
                  {"sqrt", 0},
@@ -178,7 +181,18 @@ TEST(Gpt2Block, GeluAndLinearAreRecognized) {
       "before");
   const Graph& after = c.planned.plan.graph;
   OpCounts counts = op_counts(after);
-  expect_counts(counts, {{"layer_norm", 2}, {"linear", 4}, {"matmul", 2}, {"where", 1}, {"erf", 0}},
+  // The fused Q/K/V projection splits into heads as one ttnn op's three parts; the attention,
+  // masked by the where, is one op.
+  expect_counts(counts,
+                {{"layer_norm", 2},
+                 {"linear", 4},
+                 {"split_heads", 3},
+                 {"scaled_dot_product_attention", 1},
+                 {"concatenate_heads", 1},
+                 {"matmul", 0},
+                 {"where", 0},
+                 {"slice", 0},
+                 {"erf", 0}},
                 "after");
   // GELU runs in the kernel of the linear before it.
   EXPECT_EQ(counts["gelu"], 0);

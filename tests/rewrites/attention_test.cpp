@@ -1,6 +1,7 @@
 // Tests of rules/attention.rules: the head moves of multi-head attention, as torch exports
-// them, become split_heads and concatenate_heads; REWRITE_TEST also compares the rewritten
-// graph with the source on random inputs.
+// them, become split_heads and concatenate_heads, and softmax(q k^T / s + mask) v one
+// scaled_dot_product_attention; REWRITE_TEST also compares the rewritten graph with the source
+// on random inputs (the soundness evidence of the attention rules, which Z3 cannot encode).
 #include "rewrite_test_support.h"
 
 namespace tilesat::rewrites {
@@ -24,6 +25,46 @@ REWRITE_TEST(
       b.output(b.matmul(b.softmax(scores, -1), head_part(b, qkv, 2, false)));
     },
     "split_heads split_heads matmul softmax split_heads matmul")
+
+// GPT-2's attention: scores divided by sqrt(head_dim), a causal mask as a where with a fill,
+// softmax, the values: one scaled_dot_product_attention (the key untransposed by the
+// transposed head split's twin).
+REWRITE_TEST(
+    Attention, Gpt2AttentionIsOneOp, kAttention,
+    [](Builder& b) {
+      Value qkv = b.input("qkv", {1, 8, 24});
+      Value scores =
+          b.divide(b.matmul(head_part(b, qkv, 0, false), head_part(b, qkv, 1, true)), b.scalar(2));
+      Value mask = b.input("mask", {1, 1, 8, 8});
+      Value p = b.softmax(b.where(mask, scores, b.scalar(-1e4)), -1);
+      b.output(b.concatenate_heads(b.matmul(p, head_part(b, qkv, 2, false))));
+    },
+    "split_heads split_heads split_heads scaled_dot_product_attention concatenate_heads")
+
+// BERT's: separate projections viewed as heads, the key permuted to [B, H, D, S], an additive
+// mask; here the scale multiplies.
+REWRITE_TEST(
+    Attention, BertAttentionIsOneOp, kAttention,
+    [](Builder& b) {
+      auto heads = [&](const char* name, const std::vector<int64_t>& perm) {
+        return b.permute(b.reshape(b.input(name, {2, 8, 8}), {2, 8, 2, 4}), perm);
+      };
+      Value scores =
+          b.multiply(b.matmul(heads("q", {0, 2, 1, 3}), heads("k", {0, 2, 3, 1})), b.scalar(0.5));
+      Value p = b.softmax(b.add(scores, b.input("mask", {2, 1, 1, 8})), 3);
+      b.output(b.matmul(p, heads("v", {0, 2, 1, 3})));
+    },
+    "reshape permute reshape permute reshape permute scaled_dot_product_attention")
+
+// Negative: a softmax over the query positions is no attention.
+REWRITE_TEST(
+    Attention, SoftmaxOverQueriesStays, kAttention,
+    [](Builder& b) {
+      Value q = b.input("q", {1, 2, 8, 4});
+      Value p = b.softmax(b.divide(b.matmul(q, b.input("kt", {1, 2, 4, 8})), b.scalar(2)), 2);
+      b.output(b.matmul(p, b.input("v", {1, 2, 8, 4})));
+    },
+    "matmul constant divide softmax matmul")
 
 // The heads joined back: [1, 2, 8, 4] -> [1, 8, 2, 4] -> [1, 8, 8].
 REWRITE_TEST(

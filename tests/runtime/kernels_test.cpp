@@ -121,6 +121,22 @@ TEST_P(Kernels, HeadMoves) {
   check(g, GetParam());
 }
 
+TEST_P(Kernels, ScaledDotProductAttention) {
+  Graph g;
+  Builder b(g);
+  // 4 query heads over 2 key/value heads, 37 queries over 45 keys (two blocks of keys, neither
+  // whole), head dims that are not whole tiles.
+  Value q = b.input("q", {2, 4, 37, 20}), k = b.input("k", {2, 2, 45, 20});
+  Value v = b.input("v", {2, 2, 45, 24});
+  Value add = b.input("add", {2, 1, 1, 45}), keep = b.input("keep", {37, 45});
+  b.output(b.scaled_dot_product_attention(q, k, v, &add, {.scale = 0.3}));
+  b.output(
+      b.scaled_dot_product_attention(q, k, v, &keep, {.mask_kind = "select", .mask_fill = -50}));
+  Value s = b.input("s", {1, 3, 40, 16});
+  b.output(b.scaled_dot_product_attention(s, s, s, nullptr, {.is_causal = true}));
+  check(g, GetParam());
+}
+
 INSTANTIATE_TEST_SUITE_P(Grids, Kernels, testing::all_cases(), testing::param_name);
 
 } // namespace

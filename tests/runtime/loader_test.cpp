@@ -151,6 +151,9 @@ std::vector<uint8_t> nn_bytes() {
   b.output(b.take(h, b.input("ids", {3}, DType::I32), 1));
   b.output(b.where(b.less(h, scale), h, scale));
   b.output(b.concatenate_heads(b.split_heads(b.input("qkv", {1, 5, 12}), 2, 3, 1)));
+  Value heads = b.input("heads", {1, 2, 5, 3});
+  Value mask = b.input("mask", {5});
+  b.output(b.scaled_dot_product_attention(heads, heads, heads, &mask));
   return lowering::lower_plan(plan_for(g, {{1, 1}}), tilesat::testing::test_device(1, 1));
 }
 
@@ -228,6 +231,11 @@ TEST(Loader, NetworkOpsLoadAndDamagedParametersAreNamed) {
   EXPECT_THAT(
       damaged("concatenate_heads", [](fb::OpT& op) { op.params.AsStridedCopy()->strides[0] = -1; }),
       HasSubstr("expected extents and strides in [0, 2^31]"));
+  EXPECT_THAT(damaged("scaled_dot_product_attention", [](fb::OpT& op) { op.inputs.resize(2); }),
+              HasSubstr(".inputs: expected 3..4 inputs, got 2"));
+  EXPECT_THAT(
+      damaged("scaled_dot_product_attention", [](fb::OpT& op) { op.inputs[1] = op.inputs[3]; }),
+      HasSubstr("expected query, key and value of rank 4"));
   EXPECT_THAT(damaged("where", [](fb::OpT& op) { op.inputs.pop_back(); }),
               HasSubstr(".inputs: expected 3..3 inputs, got 2"));
   EXPECT_THAT(

@@ -114,6 +114,9 @@ TensorType infer_split_heads(const InferArgs&);
 Tensor eval_split_heads(const EvalArgs&);
 TensorType infer_concatenate_heads(const InferArgs&);
 Tensor eval_concatenate_heads(const EvalArgs&);
+// Attention (attention.cpp).
+TensorType infer_attention(const InferArgs&);
+Tensor eval_attention(const EvalArgs&);
 
 // Reductions.
 TensorType infer_reduce(const InferArgs&);

@@ -24,6 +24,9 @@ egraph::Id conv_with_bias(ApplyContext& c);
 // attention.cpp
 egraph::Id split_heads(ApplyContext& c);
 egraph::Id concatenate_heads(ApplyContext& c);
+egraph::Id attention_plain(ApplyContext& c);
+egraph::Id attention_masked(ApplyContext& c);
+egraph::Id attention_selected(ApplyContext& c);
 
 // eltwise_fusion.cpp
 egraph::Id fuse_eltwise(ApplyContext& c);

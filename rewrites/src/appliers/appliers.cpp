@@ -61,6 +61,22 @@ const std::vector<ApplierDef>& table() {
        "(?i, ?j its dims) of ?x [B, H, S, D] as concatenate_heads of ?x, when the permute makes "
        "it [B, S, H, D] and the reshape [B, S, H * D]",
        appliers::concatenate_heads},
+      {"attention",
+       {P::Tensor, P::Tensor, P::Tensor, P::Tensor, P::Attr, P::Attr},
+       "(?q, ?kt, ?v, ?s, ?dim, ?divided): the matched softmax(q kt, scaled by the splat ?s: "
+       "divided by it when ?divided) v, softmax over the scores' last dim ?dim, as "
+       "scaled_dot_product_attention of ?q, kt transposed back and ?v",
+       appliers::attention_plain},
+      {"attention-masked",
+       {P::Tensor, P::Tensor, P::Tensor, P::Tensor, P::Attr, P::Attr, P::Tensor},
+       "(?q, ?kt, ?v, ?s, ?dim, ?divided, ?mask): as @attention with ?mask added to the scaled "
+       "scores",
+       appliers::attention_masked},
+      {"attention-selected",
+       {P::Tensor, P::Tensor, P::Tensor, P::Tensor, P::Attr, P::Attr, P::Tensor, P::Tensor},
+       "(?q, ?kt, ?v, ?s, ?dim, ?divided, ?cond, ?fill): as @attention with the scaled scores "
+       "kept where ?cond is nonzero and the splat ?fill elsewhere",
+       appliers::attention_selected},
       {"fold-batch-rows",
        {P::Tensor, P::Tensor},
        "(?a, ?b): the matched matmul or linear of a batched ?a by a 2-D ?b as one 2-D product "

@@ -5,6 +5,7 @@
 #include "tilesat/rewrites/payload.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace tilesat::rewrites::appliers {
 namespace {
@@ -71,6 +72,60 @@ egraph::Id concatenate_heads(ApplyContext& c) {
   if (c.analysis()[x].type.shape.rank() != 4 || !perm || *perm != kHeadsFirst) return egraph::kNoId;
   egraph::Id xv[] = {x};
   return c.if_fits_root(c.add(OpKind::ConcatenateHeads, xv, Attrs{}));
+}
+
+} // namespace tilesat::rewrites::appliers
+
+namespace tilesat::rewrites::appliers {
+namespace {
+
+// scaled_dot_product_attention of ?q (arg 0), the key as transposed in the product ?kt (arg 1,
+// [B, H, D, S]) and ?v (arg 2), when the scores were scaled by the splat ?s (arg 3: divided by
+// it when `divided`, arg 5) and softmax ran over their last dim (arg 4); `mask` adds the mask
+// operand (arg 6) as `kind`, with the splat fill of arg 7 for "select".
+egraph::Id attention(ApplyContext& c, const char* kind) {
+  egraph::Id q = c.cls(0), kt = c.cls(1), v = c.cls(2);
+  const std::optional<double>& s = c.tensor(3).splat;
+  std::optional<int64_t> dim = c.integer(4);
+  const egraph::AttrValue& divided = c.attr(5);
+  const Shape& ks = c.analysis()[kt].type.shape;
+  if (!s || !(*s != 0) || !std::isfinite(*s) || !dim || ks.rank() != 4 ||
+      divided.kind() != egraph::AttrValue::Kind::kBool ||
+      normalize_axis(*dim, 4) != std::optional<int64_t>(3))
+    return egraph::kNoId;
+  Attrs ta;
+  ta.set("dim0", int64_t{2});
+  ta.set("dim1", int64_t{3});
+  egraph::Id ktv[] = {kt};
+  egraph::Id k = c.add(OpKind::Transpose, ktv, ta);
+  if (k == egraph::kNoId) return egraph::kNoId;
+  Attrs a;
+  a.set("scale", divided.as_bool() ? 1.0 / *s : *s);
+  std::vector<egraph::Id> kids{q, k, v};
+  if (kind) {
+    kids.push_back(c.cls(6));
+    a.set("mask_kind", std::string(kind));
+    if (std::string_view(kind) == "select") {
+      const std::optional<double>& fill = c.tensor(7).splat;
+      if (!fill) return egraph::kNoId;
+      a.set("mask_fill", *fill);
+    }
+  }
+  return c.if_fits_root(c.add(OpKind::Attention, kids, a));
+}
+
+} // namespace
+
+egraph::Id attention_plain(ApplyContext& c) {
+  return attention(c, nullptr);
+}
+
+egraph::Id attention_masked(ApplyContext& c) {
+  return attention(c, "add");
+}
+
+egraph::Id attention_selected(ApplyContext& c) {
+  return attention(c, "select");
 }
 
 } // namespace tilesat::rewrites::appliers

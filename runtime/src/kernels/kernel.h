@@ -115,6 +115,7 @@ void run_pool2d(OpContext& ctx); // max and avg
 void run_layer_norm(OpContext& ctx);
 void run_take(OpContext& ctx);
 void run_where(OpContext& ctx);
+void run_attention(OpContext& ctx); // scaled dot-product attention
 
 class Communicator;
 /// mesh_shard and the collectives on chip `chip` of the program's mesh, exchanging tensors

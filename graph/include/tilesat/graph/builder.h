@@ -31,6 +31,13 @@ struct MatmulOptions {
   bool transpose_b = false; // use b's last two dims transposed
 };
 
+struct AttentionOptions {
+  double scale = 0; // 0: 1 / sqrt(head_dim)
+  bool is_causal = false;
+  std::string mask_kind = "add"; // or "select"
+  double mask_fill = 0;
+};
+
 struct ReduceOptions {
   std::vector<int64_t> dims = {}; // dims to reduce; empty (the default): all dims
   bool keep_dim = false;          // keep reduced dims as extent 1
@@ -152,6 +159,11 @@ public:
                     bool transpose = false);
   /// [B, H, S, D] -> [B, S, H * D].
   Value concatenate_heads(Value x);
+  /// softmax(q k^T * scale + mask) v; `mask` optional (nullptr: none), added to the scores
+  /// (mask_kind "add") or selecting them, mask_fill elsewhere ("select"); scale 0 is
+  /// 1 / sqrt(head_dim).
+  Value scaled_dot_product_attention(Value q, Value k, Value v, const Value* mask = nullptr,
+                                     AttentionOptions o = {});
 
   // Reductions.
   Value sum(Value x, ReduceOptions o = {});

@@ -3,11 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <iterator>
 #include <memory>
 #include <set>
 #include <tuple>
-#include <unordered_set>
 
 namespace tilesat::cost {
 
@@ -106,37 +104,52 @@ double path_lower_bound(const ExtractionProblem& problem) {
 }
 
 double mandatory_lower_bound(const ExtractionProblem& problem) {
-  std::unordered_set<egraph::Id> needed(problem.results.begin(), problem.results.end());
-  std::vector<egraph::Id> todo(needed.begin(), needed.end());
-  double total = 0;
-  while (!todo.empty()) {
-    egraph::Id c = todo.back();
-    todo.pop_back();
-    auto pc = problem.classes.find(c);
+  // needs(c): classes every acyclic plan of c computes: c, and for each e-node of c with a
+  // configuration what all of them need through one operand or another (an intersection over
+  // e-nodes of unions over operands). Operands first; an operand not yet visited (a cycle)
+  // counts as needing nothing, which only shrinks the sets. Bit sets, so bounded in size.
+  constexpr size_t kMaxClasses = 8192;
+  const size_t n = problem.order.size();
+  if (n > kMaxClasses) return 0;
+  std::unordered_map<egraph::Id, size_t> index;
+  for (size_t i = 0; i < n; ++i) index[problem.order[i]] = i;
+  const size_t words = (n + 63) / 64;
+  using Bits = std::vector<uint64_t>;
+  std::vector<Bits> needs(n);
+  std::vector<bool> done(n, false);
+  std::vector<double> cheapest(n, 0);
+  for (size_t i = 0; i < n; ++i) {
+    auto pc = problem.classes.find(problem.order[i]);
     if (pc == problem.classes.end() || pc->second.configs.empty()) continue;
-    double cheapest = std::numeric_limits<double>::infinity();
-    // The operands every e-node with a configuration reads.
-    std::optional<std::set<egraph::Id>> common;
+    std::optional<Bits> common;
     egraph::NodeId last = egraph::kNoId;
+    cheapest[i] = std::numeric_limits<double>::infinity();
     for (const NodeConfig& cfg : pc->second.configs) {
-      cheapest = std::min(cheapest, cfg.cost);
+      cheapest[i] = std::min(cheapest[i], cfg.cost);
       if (cfg.node == last) continue;
       last = cfg.node;
-      std::vector<egraph::Id> ch = problem.children(cfg);
-      std::set<egraph::Id> mine(ch.begin(), ch.end());
-      if (!common) {
-        common = std::move(mine);
-        continue;
+      Bits mine(words, 0);
+      for (egraph::Id ch : problem.children(cfg)) {
+        size_t k = index.at(ch);
+        if (!done[k]) continue;
+        for (size_t w = 0; w < words; ++w) mine[w] |= needs[k][w];
       }
-      std::set<egraph::Id> both;
-      std::set_intersection(common->begin(), common->end(), mine.begin(), mine.end(),
-                            std::inserter(both, both.begin()));
-      common = std::move(both);
+      if (!common)
+        common = std::move(mine);
+      else
+        for (size_t w = 0; w < words; ++w) (*common)[w] &= mine[w];
     }
-    total += cheapest;
-    for (egraph::Id ch : *common)
-      if (needed.insert(ch).second) todo.push_back(ch);
+    needs[i] = std::move(*common);
+    needs[i][i / 64] |= uint64_t{1} << (i % 64);
+    done[i] = true;
   }
+  Bits all(words, 0);
+  for (egraph::Id r : problem.results)
+    if (size_t k = index.at(r); done[k])
+      for (size_t w = 0; w < words; ++w) all[w] |= needs[k][w];
+  double total = 0;
+  for (size_t i = 0; i < n; ++i)
+    if (all[i / 64] >> (i % 64) & 1) total += cheapest[i];
   return total;
 }
 

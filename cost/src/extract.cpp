@@ -51,7 +51,9 @@ class Dp {
 public:
   Dp(const rewrites::TensorEGraph& teg, const CostModel& model) : teg_(teg), model_(model) {}
 
-  void run() {
+  /// With `record`, each pass also records every configuration it evaluates (the last pass's,
+  /// at the fixed point, stay: problem()).
+  void run(bool record) {
     const egraph::EGraph& eg = teg_.egraph;
     for (egraph::Id c : eg.classes()) {
       ClassState& s = state_[c];
@@ -73,16 +75,22 @@ public:
     if (model_.options().const_eval) find_constants(order_);
     for (size_t pass = 0; pass <= eg.num_classes() + 1; ++pass) {
       bool changed = false;
-      for (egraph::Id c : order_)
-        for (egraph::NodeId n : eg.eclass(c).nodes) changed |= relax(c, n);
+      for (egraph::Id c : order_) {
+        ProblemClass* pc = nullptr;
+        if (record) {
+          pc = &recorded_.classes[c];
+          pc->configs.clear();
+        }
+        for (egraph::NodeId n : eg.eclass(c).nodes) changed |= relax(c, n, pc);
+      }
       if (!changed) break;
     }
   }
 
-  // The configuration of each e-node and placement at the fixed point, and the conversions
-  // their reads and the results need: one more pass of `relax`, recording.
+  // The configuration of each e-node and placement at the fixed point (recorded by run), and
+  // the conversions their reads and the results need.
   ExtractionProblem problem() {
-    ExtractionProblem out;
+    ExtractionProblem out = std::move(recorded_);
     out.teg = &teg_;
     out.order = order_;
     for (egraph::Id r : teg_.results) out.results.push_back(teg_.egraph.find(r));
@@ -91,7 +99,6 @@ public:
       const ClassState& s = state_.at(c);
       for (const LayoutVariant& v : s.variants) pc.placements.push_back(v.placement);
       pc.dram_tile = index_of(c, dram_tile_placement());
-      for (egraph::NodeId n : teg_.egraph.eclass(c).nodes) relax(c, n, &pc);
     }
     // Each class converts from the placements it is computed in to those it is read in.
     std::unordered_map<egraph::Id, std::unordered_set<uint32_t>> read;
@@ -102,15 +109,14 @@ public:
         for (size_t i = 0; i < ch.size(); ++i) read[ch[i]].insert(cfg.reads[i]);
       }
     for (auto& [c, pc] : out.classes) {
-      const size_t np = pc.placements.size();
-      pc.convert.assign(np * np, kInf);
       std::unordered_set<uint32_t> made;
       for (const NodeConfig& cfg : pc.configs) made.insert(cfg.out);
       const TensorType& type = teg_.facts_of(c).type;
       for (uint32_t from : made)
         for (uint32_t to : read[c])
-          pc.convert[from * np + to] =
-              from == to ? 0 : convert_us(c, type, pc.placements[from], pc.placements[to]);
+          if (from != to)
+            pc.convert.push_back(
+                {from, to, convert_us(c, type, pc.placements[from], pc.placements[to])});
     }
     return out;
   }
@@ -457,6 +463,7 @@ private:
   std::unordered_map<egraph::Id, ClassState> state_;
   std::unordered_set<egraph::Id> constant_; // classes const-eval computes (find_constants)
   std::vector<egraph::Id> order_;           // operands first (operands_first)
+  ExtractionProblem recorded_;              // the configurations run() records
 };
 
 // The dynamic program's selection, and with `record` the problem its configurations make and
@@ -480,7 +487,7 @@ uint32_t dp_config(const ExtractionProblem& problem, egraph::Id c, egraph::NodeI
 
 DpOutcome run_dp(const rewrites::TensorEGraph& teg, const CostModel& model, bool record) {
   Dp dp(teg, model);
-  dp.run();
+  dp.run(record);
   DpOutcome out;
   auto chosen = std::make_shared<std::unordered_map<egraph::Id, egraph::NodeId>>();
   // Top-down from the results: the first demand of a class fixes its e-node.
@@ -539,9 +546,12 @@ CostSelection select_by_cost(const rewrites::TensorEGraph& teg, const CostModel&
 Plan extract_plan(const rewrites::TensorEGraph& teg, const CostModel& model,
                   const ExtractOptions& options, ExtractionReport* report) {
   const bool exact = options.exact_time_limit_s > 0;
+  // Bounds cost a fifth more time and half more memory on a 100k-op graph: without exact
+  // extraction, graphs beyond kMaxBoundedClasses go without (gap 1).
+  const bool record = exact || teg.egraph.num_classes() <= kMaxBoundedClasses;
   DpOutcome dp;
   try {
-    dp = run_dp(teg, model, true);
+    dp = run_dp(teg, model, record);
   } catch (const Error&) {
     // No variant of some op fits: planning the shortest program names the op and its bytes.
     plan_graph(rewrites::extract_fewest_ops(teg), model);
@@ -550,14 +560,17 @@ Plan extract_plan(const rewrites::TensorEGraph& teg, const CostModel& model,
   Plan plan = plan_graph(rewrites::to_graph(teg, dp.selection.select), model);
   ExtractionReport rep;
   rep.dp_planned_us = plan.predicted_total_us;
-  std::optional<double> dp_objective = objective(dp.problem, dp.assignment);
-  rep.dp_objective = dp_objective.value_or(kInf);
-  rep.lower_bound = path_lower_bound(dp.problem);
-  rep.bound = "path";
-  if (double m = mandatory_lower_bound(dp.problem); m > rep.lower_bound) {
-    rep.lower_bound = m;
-    rep.bound = "mandatory";
+  std::optional<double> dp_objective;
+  if (record) {
+    dp_objective = objective(dp.problem, dp.assignment);
+    rep.lower_bound = path_lower_bound(dp.problem);
+    rep.bound = "path";
+    if (double m = mandatory_lower_bound(dp.problem); m > rep.lower_bound) {
+      rep.lower_bound = m;
+      rep.bound = "mandatory";
+    }
   }
+  rep.dp_objective = dp_objective.value_or(kInf);
   double chosen = rep.dp_objective;
   plan.extraction_method = "dp";
   if (exact) {

@@ -42,6 +42,10 @@ struct CostSelection {
 /// The dynamic program over (e-class, placement); `teg` must be rebuilt and outlive the result.
 CostSelection select_by_cost(const rewrites::TensorEGraph& teg, const CostModel& model);
 
+/// Without exact extraction, e-graphs of more classes than this get no lower bound (gap 1,
+/// cost the planned time): recording the problem costs a fifth more time and half more memory.
+inline constexpr size_t kMaxBoundedClasses = 50'000;
+
 /// What extraction found beside the plan, in the extraction objective (extract_problem.h:
 /// op costs of the recorded configurations plus distinct conversions, microseconds) and in
 /// planned time (plan_graph's predicted_total_us).

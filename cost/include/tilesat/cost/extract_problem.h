@@ -39,16 +39,24 @@ struct NodeConfig {
 };
 
 /// A class's candidate placements, its recorded configurations, and the cost of converting it
-/// between placements (`convert[from * placements.size() + to]`, infinity where unknown).
+/// between placements: from each placement it is computed in to each it is read in.
 struct ProblemClass {
+  struct Conversion {
+    uint32_t from = 0, to = 0;
+    double us = 0;
+  };
   std::vector<Placement> placements;
   std::vector<NodeConfig> configs;
-  std::vector<double> convert;
+  std::vector<Conversion> convert;
   /// The index of tile DRAM interleaved, where a result not in DRAM is converted to.
   uint32_t dram_tile = 0;
 
+  /// 0 from a placement to itself; infinity for a pair no configuration needs.
   double convert_us(uint32_t from, uint32_t to) const {
-    return from == to ? 0 : convert[from * placements.size() + to];
+    if (from == to) return 0;
+    for (const Conversion& c : convert)
+      if (c.from == from && c.to == to) return c.us;
+    return std::numeric_limits<double>::infinity();
   }
 };
 

@@ -2,6 +2,7 @@
 #include "tilesat/cost/extract.h"
 
 #include "tilesat/cost/extract_exact.h"
+#include "tilesat/cost/extract_problem.h"
 #include "tilesat/cost/legality.h"
 #include "tilesat/cost/nchw_convs.h"
 #include "tilesat/cost/placement.h"
@@ -12,6 +13,8 @@
 #include "tilesat/rewrites/repeat_interleave.h"
 
 #include <algorithm>
+#include <chrono>
+#include <cmath>
 #include <fmt/format.h>
 #include <limits>
 #include <memory>
@@ -48,7 +51,9 @@ class Dp {
 public:
   Dp(const rewrites::TensorEGraph& teg, const CostModel& model) : teg_(teg), model_(model) {}
 
-  void run() {
+  /// With `record`, each pass also records every configuration it evaluates (the last pass's,
+  /// at the fixed point, stay: problem()).
+  void run(bool record) {
     const egraph::EGraph& eg = teg_.egraph;
     for (egraph::Id c : eg.classes()) {
       ClassState& s = state_[c];
@@ -66,14 +71,62 @@ public:
     // visited operands first, so an acyclic e-graph settles in one pass and the second
     // confirms it (cycles through merged classes take a few more); in id order, a deep model
     // needed about as many passes as it has layers.
-    std::vector<egraph::Id> order = operands_first();
-    if (model_.options().const_eval) find_constants(order);
+    order_ = operands_first();
+    if (model_.options().const_eval) find_constants(order_);
     for (size_t pass = 0; pass <= eg.num_classes() + 1; ++pass) {
       bool changed = false;
-      for (egraph::Id c : order)
-        for (egraph::NodeId n : eg.eclass(c).nodes) changed |= relax(c, n);
+      for (egraph::Id c : order_) {
+        ProblemClass* pc = nullptr;
+        if (record) {
+          pc = &recorded_.classes[c];
+          pc->configs.clear();
+        }
+        for (egraph::NodeId n : eg.eclass(c).nodes) changed |= relax(c, n, pc);
+      }
       if (!changed) break;
     }
+  }
+
+  // The configuration of each e-node and placement at the fixed point (recorded by run), and
+  // the conversions their reads and the results need.
+  ExtractionProblem problem() {
+    ExtractionProblem out = std::move(recorded_);
+    out.teg = &teg_;
+    out.order = order_;
+    for (egraph::Id r : teg_.results) out.results.push_back(teg_.egraph.find(r));
+    for (egraph::Id c : order_) {
+      ProblemClass& pc = out.classes[c];
+      const ClassState& s = state_.at(c);
+      for (const LayoutVariant& v : s.variants) pc.placements.push_back(v.placement);
+      pc.dram_tile = index_of(c, dram_tile_placement());
+    }
+    // Each class converts from the placements it is computed in to those it is read in.
+    std::unordered_map<egraph::Id, std::unordered_set<uint32_t>> read;
+    for (egraph::Id r : out.results) read[r].insert(out.classes.at(r).dram_tile);
+    for (const auto& [c, pc] : out.classes)
+      for (const NodeConfig& cfg : pc.configs) {
+        std::vector<egraph::Id> ch = out.children(cfg);
+        for (size_t i = 0; i < ch.size(); ++i) read[ch[i]].insert(cfg.reads[i]);
+      }
+    for (auto& [c, pc] : out.classes) {
+      std::unordered_set<uint32_t> made;
+      for (const NodeConfig& cfg : pc.configs) made.insert(cfg.out);
+      const TensorType& type = teg_.facts_of(c).type;
+      for (uint32_t from : made)
+        for (uint32_t to : read[c])
+          if (from != to)
+            pc.convert.push_back(
+                {from, to, convert_us(c, type, pc.placements[from], pc.placements[to])});
+    }
+    return out;
+  }
+
+  // The index of placement `p` among class `c`'s candidates (the count when it is not one).
+  uint32_t index_of(egraph::Id c, const Placement& p) const {
+    const ClassState& s = state(c);
+    for (uint32_t k = 0; k < s.variants.size(); ++k)
+      if (s.at(k) == p) return k;
+    return static_cast<uint32_t>(s.variants.size());
   }
 
   // The classes const-eval computes once: weight arguments, constants, and classes with an
@@ -261,7 +314,25 @@ private:
     Choice choice;
     std::vector<TensorUse> uses;
     double cost = 0;
+    /// The placement each operand is read in (index into its class's candidates).
+    std::vector<uint32_t> read;
   };
+
+  // Records `node` computing placement `k` from `in` at op cost `us` (a configuration reading
+  // a placement that is no candidate of its operand is left out).
+  void record(ProblemClass& rec, egraph::NodeId n, uint32_t k, const Operands& in,
+              double us) const {
+    const egraph::ENode& node = teg_.egraph.node(n);
+    for (size_t i = 0; i < in.read.size(); ++i)
+      if (in.read[i] >= state(node.children[i]).variants.size()) return;
+    rec.configs.push_back(NodeConfig{n, k, in.read, us});
+  }
+
+  // Whether an op estimated at `e` fits the device's L1 and circular buffers.
+  bool fits(const OpEstimate& e) const {
+    return e.l1_bytes_per_core <= model_.device().usable_l1_bytes() &&
+           e.circular_buffers <= model_.device().max_circular_buffers;
+  }
 
   // The cheapest operands of `node` for an op reading tiles (`mode` Tile: anything else is
   // converted to DRAM tile) or rows as they are (RowMajor: row-major placements only); an
@@ -270,7 +341,7 @@ private:
   // fallback for an op that does not fit L1 beside L1-resident operands.
   std::optional<Operands> operands(egraph::NodeId n, const egraph::ENode& node, OpKind kind,
                                    Layout mode, bool in_dram = false) const {
-    Operands out{Choice{n, {}}, {}, 0};
+    Operands out{Choice{n, {}}, {}, 0, {}};
     std::optional<Placement> shard;
     for (size_t i = 0; i < node.children.size(); ++i) {
       egraph::Id ch = node.children[i];
@@ -311,11 +382,12 @@ private:
       out.cost += cost;
       out.choice.child_placement.push_back(k);
       out.uses.push_back(TensorUse{type, p});
+      out.read.push_back(index_of(ch, p));
     }
     return out;
   }
 
-  bool relax(egraph::Id c, egraph::NodeId n) {
+  bool relax(egraph::Id c, egraph::NodeId n, ProblemClass* rec = nullptr) {
     const egraph::EGraph& eg = teg_.egraph;
     egraph::ENode node = eg.node(n);
     std::optional<OpKind> kind = rewrites::op_of(node.op);
@@ -330,6 +402,8 @@ private:
           std::find_if(s.variants.begin(), s.variants.end(),
                        [&](const LayoutVariant& v) { return v.placement == at; }) -
           s.variants.begin());
+      if (rec && k < s.variants.size())
+        rec->configs.push_back(NodeConfig{n, static_cast<uint32_t>(k), {}, 0});
       if (k < s.variants.size() && s.cost[k] > 0) {
         s.cost[k] = 0;
         s.choice[k] = Choice{n, {}};
@@ -368,11 +442,12 @@ private:
         } catch (const Error&) {
           return changed; // no kernel for this variant
         }
-        if (e.l1_bytes_per_core > model_.device().usable_l1_bytes()) continue;
-        if (e.circular_buffers > model_.device().max_circular_buffers) continue;
+        if (!fits(e)) continue;
+        const double weight = once ? kOnce : 1.0;
+        if (rec) record(*rec, n, k, *used, weight * e.us);
         // Every operand is feasible: a sum that overflows (tree costs over a DAG that shares
         // much) stays feasible at the largest finite cost.
-        double total = std::min((once ? kOnce : 1.0) * e.us + used->cost, kMaxFinite);
+        double total = std::min(weight * e.us + used->cost, kMaxFinite);
         if (total < s.cost[k] - 1e-12) {
           s.cost[k] = total;
           s.choice[k] = used->choice;
@@ -387,71 +462,153 @@ private:
   const CostModel& model_;
   std::unordered_map<egraph::Id, ClassState> state_;
   std::unordered_set<egraph::Id> constant_; // classes const-eval computes (find_constants)
+  std::vector<egraph::Id> order_;           // operands first (operands_first)
+  ExtractionProblem recorded_;              // the configurations run() records
 };
 
-} // namespace
+// The dynamic program's selection, and with `record` the problem its configurations make and
+// the DP's choice as an assignment of it.
+struct DpOutcome {
+  CostSelection selection;
+  ExtractionProblem problem;
+  Assignment assignment;
+};
 
-CostSelection select_by_cost(const rewrites::TensorEGraph& teg, const CostModel& model) {
-  auto dp = std::make_shared<Dp>(teg, model);
-  dp->run();
+// The configuration of `problem` for e-node `n` computing placement `k` of class `c`, else
+// the cheapest of `n` (the class's count when `n` has none).
+uint32_t dp_config(const ExtractionProblem& problem, egraph::Id c, egraph::NodeId n, uint32_t k) {
+  const std::vector<NodeConfig>& configs = problem.classes.at(c).configs;
+  auto rank = [&](const NodeConfig& x) { return std::make_tuple(x.node != n, x.out != k, x.cost); };
+  auto best = std::min_element(configs.begin(), configs.end(),
+                               [&](auto& a, auto& b) { return rank(a) < rank(b); });
+  if (best == configs.end() || best->node != n) return static_cast<uint32_t>(configs.size());
+  return static_cast<uint32_t>(best - configs.begin());
+}
+
+DpOutcome run_dp(const rewrites::TensorEGraph& teg, const CostModel& model, bool record) {
+  Dp dp(teg, model);
+  dp.run(record);
+  DpOutcome out;
   auto chosen = std::make_shared<std::unordered_map<egraph::Id, egraph::NodeId>>();
-  CostSelection out;
   // Top-down from the results: the first demand of a class fixes its e-node.
   std::vector<std::pair<egraph::Id, uint32_t>> stack;
   for (size_t i = 0; i < teg.results.size(); ++i) {
     egraph::Id r = teg.results[i];
-    auto [k, cost] = dp->best_result(r);
+    auto [k, cost] = dp.best_result(r);
     if (cost == kInf) {
-      std::string where = dp->first_infeasible();
+      std::string where = dp.first_infeasible();
       throw Error(fmt::format("no plan computes result {} on device '{}' (every variant of it "
                               "needs more L1 or circular buffers than the device has{})",
                               i, model.device().name, where.empty() ? "" : ": first " + where));
     }
-    out.cost_us += cost;
+    out.selection.cost_us += cost;
     stack.emplace_back(teg.egraph.find(r), k);
   }
+  if (record) out.problem = dp.problem();
   while (!stack.empty()) {
     auto [c, k] = stack.back();
     stack.pop_back();
     if (chosen->count(c)) continue;
-    const Choice& ch = dp->state(c).choice[k];
+    const Choice& ch = dp.state(c).choice[k];
     (*chosen)[c] = ch.node;
+    if (record) out.assignment[c] = dp_config(out.problem, c, ch.node, k);
     egraph::ENode node = teg.egraph.node(ch.node);
     for (size_t i = 0; i < node.children.size(); ++i)
       stack.emplace_back(teg.egraph.find(node.children[i]), ch.child_placement[i]);
   }
   const egraph::EGraph* eg = &teg.egraph;
-  out.select = [chosen, eg](egraph::Id cls) {
+  out.selection.select = [chosen, eg](egraph::Id cls) {
     auto it = chosen->find(eg->find(cls));
     return it == chosen->end() ? egraph::kNoId : it->second;
   };
   return out;
 }
 
-Plan extract_plan(const rewrites::TensorEGraph& teg, const CostModel& model,
-                  const ExtractOptions& options) {
-  CostSelection sel;
+// The plan of `select`, or nullopt when it does not rebuild or plan (a cycle, a missing
+// choice, an op that fits nowhere).
+std::optional<Plan> plan_selection(const rewrites::TensorEGraph& teg, const CostModel& model,
+                                   const rewrites::Selection& select) {
   try {
-    sel = select_by_cost(teg, model);
+    return plan_graph(rewrites::to_graph(teg, select), model);
+  } catch (const InternalError&) {
+    return std::nullopt;
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+}
+
+} // namespace
+
+CostSelection select_by_cost(const rewrites::TensorEGraph& teg, const CostModel& model) {
+  return run_dp(teg, model, false).selection;
+}
+
+Plan extract_plan(const rewrites::TensorEGraph& teg, const CostModel& model,
+                  const ExtractOptions& options, ExtractionReport* report) {
+  const bool exact = options.exact_time_limit_s > 0;
+  // Bounds cost a fifth more time and half more memory on a 100k-op graph: without exact
+  // extraction, graphs beyond kMaxBoundedClasses go without (gap 1).
+  const bool record = exact || teg.egraph.num_classes() <= kMaxBoundedClasses;
+  DpOutcome dp;
+  try {
+    dp = run_dp(teg, model, record);
   } catch (const Error&) {
     // No variant of some op fits: planning the shortest program names the op and its bytes.
     plan_graph(rewrites::extract_fewest_ops(teg), model);
     throw;
   }
-  Plan plan = plan_graph(rewrites::to_graph(teg, sel.select), model);
-  plan.extraction_method = "dp";
-  plan.extraction_cost = plan.predicted_total_us;
-  // A lower bound every plan pays: one device launch per result that is not an argument.
-  double lower = 0;
-  for (const PlannedOp& op : plan.ops) lower = std::max(lower, op.cost.dispatch_us);
-  plan.optimality_gap =
-      plan.extraction_cost > 0 ? (plan.extraction_cost - lower) / plan.extraction_cost : 0;
-  if (options.exact_time_limit_s > 0) {
-    if (std::optional<Plan> better =
-            extract_exact(teg, model, sel.select, plan, options.exact_time_limit_s))
-      plan = std::move(*better);
+  Plan plan = plan_graph(rewrites::to_graph(teg, dp.selection.select), model);
+  ExtractionReport rep;
+  rep.dp_planned_us = plan.predicted_total_us;
+  std::optional<double> dp_objective;
+  if (record) {
+    dp_objective = objective(dp.problem, dp.assignment);
+    rep.lower_bound = path_lower_bound(dp.problem);
+    rep.bound = "path";
+    if (double m = mandatory_lower_bound(dp.problem); m > rep.lower_bound) {
+      rep.lower_bound = m;
+      rep.bound = "mandatory";
+    }
   }
+  rep.dp_objective = dp_objective.value_or(kInf);
+  double chosen = rep.dp_objective;
+  plan.extraction_method = "dp";
+  if (exact) {
+    // The time limit covers encoding and solving.
+    const auto deadline =
+        std::chrono::steady_clock::now() +
+        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+            std::chrono::duration<double>(std::min(options.exact_time_limit_s, 1e6)));
+    ExactResult z3 = solve_exact(dp.problem, dp.assignment, deadline);
+    rep.status = z3.status;
+    rep.exact_seconds = z3.seconds;
+    // A proven optimum is the bound (up to the rounding of Z3's decimal weights).
+    if (z3.status == "optimal" || z3.lower_bound > rep.lower_bound) {
+      rep.lower_bound = std::max(rep.lower_bound, z3.lower_bound);
+      rep.bound = z3.bound;
+    }
+    if (z3.assignment) {
+      rep.exact_objective = z3.objective;
+      if (std::optional<Plan> better =
+              plan_selection(teg, model, selection_of(dp.problem, *z3.assignment))) {
+        rep.exact_planned_us = better->predicted_total_us;
+        if (better->predicted_total_us < plan.predicted_total_us - 1e-9) {
+          plan = std::move(*better);
+          plan.extraction_method = "z3";
+          chosen = z3.objective;
+        }
+      }
+    }
+  }
+  // The gap of the plan's selection in the extraction objective to the best lower bound (1
+  // when its objective is unknown: nothing is proven).
+  plan.extraction_cost = std::isfinite(chosen) ? chosen : plan.predicted_total_us;
+  plan.optimality_gap = !std::isfinite(chosen) ? 1.0
+                        : chosen > 0 ? std::clamp((chosen - rep.lower_bound) / chosen, 0.0, 1.0)
+                                     : 0.0;
+  rep.gap = plan.optimality_gap;
   require_legal(plan, model);
+  if (report) *report = rep;
   return plan;
 }
 
@@ -463,7 +620,7 @@ DevicePlanResult optimize_for_device(const Graph& g, std::span<const egraph::Rew
   rewrites::TensorEGraph teg = rewrites::to_egraph(nchw_convs(rewrites::fold_repeat_interleave(g)));
   DevicePlanResult out;
   out.report = egraph::Runner(runner).run(teg.egraph, rules);
-  out.plan = extract_plan(teg, model, options);
+  out.plan = extract_plan(teg, model, options, &out.extraction);
   out.plan.graph.set_name(g.name());
   return out;
 }

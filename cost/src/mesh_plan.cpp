@@ -37,6 +37,7 @@ DevicePlanResult optimize_for_mesh(const Graph& g, std::span<const egraph::Rewri
   out.plan = plan_on_mesh(rewrites::to_graph(teg, sel.select), model, mesh);
   out.plan.extraction_method = "dp";
   out.plan.extraction_cost = out.plan.predicted_total_us;
+  out.plan.optimality_gap = 1; // no lower bound is proven on a mesh plan's cost
   out.plan.graph.set_name(g.name());
   return out;
 }

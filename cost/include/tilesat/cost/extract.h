@@ -7,7 +7,10 @@
 // back to DRAM. Costs are iterated to a fixed point, so cyclic classes are handled; shared
 // sub-terms are counted once per use (a tree cost, as in egg's extractor). `extract_plan` turns
 // the selection into a graph and places it (planner.h), then checks the plan's legality with
-// Z3 (legality.h); with a time limit, exact extraction (extract_exact.h) may improve it.
+// Z3 (legality.h); with a time limit, exact extraction (extract_exact.h) searches the same
+// objective with shared values paid once, and its plan replaces the DP's when it is planned
+// faster. The plan's `extraction_cost` is its selection's objective (extract_problem.h) and
+// `optimality_gap` the relative distance to the best lower bound proven on that objective.
 //
 //   TensorEGraph teg = rewrites::to_egraph(graph);
 //   egraph::Runner().run(teg.egraph, rules);
@@ -19,7 +22,9 @@
 #include "tilesat/egraph/runner.h"
 #include "tilesat/rewrites/term_language.h"
 
+#include <limits>
 #include <span>
+#include <string>
 
 namespace tilesat::cost {
 
@@ -37,15 +42,45 @@ struct CostSelection {
 /// The dynamic program over (e-class, placement); `teg` must be rebuilt and outlive the result.
 CostSelection select_by_cost(const rewrites::TensorEGraph& teg, const CostModel& model);
 
+/// Without exact extraction, e-graphs of more classes than this get no lower bound (gap 1,
+/// cost the planned time): recording the problem costs a fifth more time and half more memory.
+inline constexpr size_t kMaxBoundedClasses = 50'000;
+
+/// What extraction found beside the plan, in the extraction objective (extract_problem.h:
+/// op costs of the recorded configurations plus distinct conversions, microseconds) and in
+/// planned time (plan_graph's predicted_total_us).
+///   ExtractionReport r;
+///   extract_plan(teg, model, {.exact_time_limit_s = 2}, &r);
+///   r.status;   // "optimal": r.exact_objective == r.lower_bound up to rounding
+struct ExtractionReport {
+  double dp_objective = 0;
+  double dp_planned_us = 0;
+  /// Exact extraction's best assignment; NaN when it found none (or did not run).
+  double exact_objective = std::numeric_limits<double>::quiet_NaN();
+  double exact_planned_us = std::numeric_limits<double>::quiet_NaN();
+  /// The best lower bound on the objective, and where it comes from: "path"
+  /// (path_lower_bound), "lp" (the encoding's linear relaxation) or "z3" (the exact optimum).
+  double lower_bound = 0;
+  std::string bound;
+  /// The returned plan's optimality_gap.
+  double gap = 1;
+  /// "optimal", "timeout" (best found so far), "no time" (the limit passed before solving), or
+  /// empty when exact extraction did not run.
+  std::string status;
+  double exact_seconds = 0;
+};
+
 /// Selects, rebuilds the graph, plans it and checks it; throws tilesat::Error when no legal
-/// plan exists (an op that fits nowhere, or violated constraints by name).
+/// plan exists (an op that fits nowhere, or violated constraints by name). `report`, when
+/// given, receives both extractors' figures.
 Plan extract_plan(const rewrites::TensorEGraph& teg, const CostModel& model,
-                  const ExtractOptions& options);
+                  const ExtractOptions& options, ExtractionReport* report = nullptr);
 
 /// What `tilesat opt --device` runs: load, saturate, extract a plan.
 struct DevicePlanResult {
   Plan plan;
   egraph::Report report;
+  ExtractionReport extraction;
 };
 DevicePlanResult optimize_for_device(const Graph& g, std::span<const egraph::Rewrite> rules,
                                      const egraph::RunnerConfig& runner, const CostModel& model,

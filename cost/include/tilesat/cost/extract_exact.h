@@ -1,30 +1,48 @@
-// Exact extraction: Z3 Optimize over e-node choices, seeded with the DP's plan.
+// Exact extraction: the dynamic program's objective with shared values paid once, solved by
+// Z3 under a deadline, with a proven lower bound.
 //
-// One Boolean per e-node and per e-class: each result class is chosen, a chosen class
-// chooses one of its e-nodes, a chosen e-node chooses its children's classes, and an
-// integer level per class that strictly decreases from parent to child keeps the choice
-// acyclic. Each e-node costs its cheapest legal placement under the cost model (e-nodes whose
-// footprint exceeds L1 in every placement are excluded); shared sub-terms are paid once (DAG
-// cost, which the DP's tree cost over-counts). Z3 runs under a time limit; its choice is
-// planned (planner.h) and kept when its plan is cheaper than the seed.
+// One Boolean per recorded configuration (extract_problem.h: an e-node, its output placement
+// and the placement each operand is read in) and per conversion (class, from, to): a class
+// takes at most one configuration; a chosen configuration needs each operand available where
+// it reads it, computed there or converted there from where it is computed; the results reach
+// DRAM; an integer level per class, decreasing from reader to operand, keeps the choice acyclic
+// (only inside strongly connected groups of classes, the only place a cycle can form). The
+// objective, each configuration's op cost plus each conversion once, is minimised as weighted
+// MaxSAT (soft constraints, Z3's core-guided MaxRes), whose lower bound rises as it proves
+// cores: at a timeout it is still a valid bound. (The encoding's linear relaxation would bound
+// it too, but Z3's simplex did not finish it within a minute on the BERT layer fixture.)
 //
-//   std::optional<Plan> better = extract_exact(teg, model, dp.select, dp_plan, 2.0);
-//   if (better) better->extraction_method;   // "z3", with optimality_gap
+//   ExactResult r = solve_exact(problem, dp_assignment, std::chrono::steady_clock::now() + 2s);
+//   if (r.assignment) selection_of(problem, *r.assignment);   // r.objective <= the DP's
 #pragma once
 
-#include "tilesat/cost/op_cost.h"
-#include "tilesat/cost/plan.h"
-#include "tilesat/rewrites/term_language.h"
+#include "tilesat/cost/extract_problem.h"
 
+#include <chrono>
+#include <limits>
 #include <optional>
+#include <string>
 
 namespace tilesat::cost {
 
-/// A better plan than `seed`, or nullopt (seed kept: then seed's method stays "dp" and its gap
-/// is updated with Z3's lower bound when Z3 found one).
-/// `seed_selection` is the DP's choice that produced `seed`; its DAG cost bounds the search.
-std::optional<Plan> extract_exact(const rewrites::TensorEGraph& teg, const CostModel& model,
-                                  const rewrites::Selection& seed_selection, Plan& seed,
-                                  double time_limit_s);
+/// Exact extraction's answer: its best assignment (nullopt when it found none as good as the
+/// seed), that assignment's objective, a lower bound on every assignment's objective ("z3"
+/// when Z3 proved one, else empty), and how it ended.
+struct ExactResult {
+  std::optional<Assignment> assignment;
+  double objective = std::numeric_limits<double>::infinity();
+  double lower_bound = 0;
+  std::string bound;
+  /// "optimal", "timeout" (the best found so far), "no time" (the deadline passed while
+  /// encoding) or "infeasible" (Z3 found no assignment: the seed stands).
+  std::string status;
+  double seconds = 0;
+};
+
+/// Minimises `problem`'s objective until `deadline` (encoding included); `seed` (the dynamic
+/// program's assignment) is returned when nothing better is found. Never throws on a solver
+/// failure: it reports what it proved.
+ExactResult solve_exact(const ExtractionProblem& problem, const Assignment& seed,
+                        std::chrono::steady_clock::time_point deadline);
 
 } // namespace tilesat::cost

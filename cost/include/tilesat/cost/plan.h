@@ -152,8 +152,10 @@ struct Plan {
   /// Once when the program loads: the one-time (const-eval) ops, which come first in `ops`.
   double predicted_one_time_us = 0;
   int64_t peak_l1_bytes_per_core = 0;
-  /// "dp" or "z3" (which extractor produced the plan), its cost, and the relative gap to the
-  /// best lower bound known (0 when proven optimal).
+  /// "dp" or "z3" (which extractor produced the plan), its selection's extraction objective
+  /// (extract_problem.h: op costs plus distinct conversions, us), and the relative gap
+  /// (objective - lower bound) / objective to the best lower bound proven on that objective (0
+  /// when proven optimal).
   std::string extraction_method;
   double extraction_cost = 0;
   double optimality_gap = 0;

@@ -78,9 +78,9 @@ int main(int argc, char** argv) {
   app.add_option("--only", only, "one model by name");
   CLI11_PARSE(app, argc, argv);
 
-  std::vector<std::tuple<std::string, std::string, bool>> todo;
+  std::vector<std::tuple<std::string, std::string, bool>> runs;
   for (const char* name : {"bert_layer", "gpt2_block", "resnet18", "mobilenet_v2"})
-    todo.emplace_back(name, fmt::format("{}/{}.onnx", models, name), false);
+    runs.emplace_back(name, fmt::format("{}/{}.onnx", models, name), false);
   if (!zoo.empty()) {
     std::vector<std::filesystem::path> found;
     if (std::filesystem::is_directory(zoo))
@@ -88,7 +88,7 @@ int main(int argc, char** argv) {
         if (e.path().extension() == ".onnx") found.push_back(e.path());
     std::sort(found.begin(), found.end());
     if (found.empty()) fmt::print("extract_compare: no zoo models in '{}': skipped\n", zoo);
-    for (const auto& p : found) todo.emplace_back(p.stem().string(), p.string(), true);
+    for (const auto& p : found) runs.emplace_back(p.stem().string(), p.string(), true);
   }
   std::vector<egraph::Rewrite> rules = rewrites::load_rule_sets(rewrites::default_rule_set_names());
   cost::CostModel model(cost::load_device("wormhole_b0"));
@@ -100,7 +100,7 @@ int main(int argc, char** argv) {
              "gap", "status", "z3_s", "all_s");
   int finished = 0, within = 0, failed = 0;
   std::vector<std::string> outside;
-  for (const auto& [name, path, weights] : todo) {
+  for (const auto& [name, path, weights] : runs) {
     if (!only.empty() && name != only) continue;
     if (!std::filesystem::exists(path)) {
       fmt::print("{:<26} missing ({}): skipped\n", name, path);

@@ -151,11 +151,10 @@ DimFlow operand_dim_flow(const Graph& g, NodeId op, size_t operand, int64_t d) {
   case OpKind::SplitHeads: {
     // [B, S, W] -> [B, H, S, D] ([B, H, D, S] transposed): batch and sequence carried; one
     // part's heads are not blocks of W when there are several parts.
-    bool t = complete_attrs(n.kind, n.attrs).get<bool>("transpose");
+    Attrs a = complete_attrs(n.kind, n.attrs);
     if (d == 0) return carried(0);
-    if (d == (t ? 3 : 2)) return carried(1);
-    return d == 1 && complete_attrs(n.kind, n.attrs).get<int64_t>("parts") == 1 ? carried(2)
-                                                                                : mixed();
+    if (d == (a.get<bool>("transpose") ? 3 : 2)) return carried(1);
+    return d == 1 && a.get<int64_t>("parts") == 1 ? carried(2) : mixed();
   }
   case OpKind::Attention: {
     // Result [B, H, S, Dv]: batch from every operand; heads from the key and value only when

@@ -62,8 +62,6 @@ Tensor eval_attention(const EvalArgs& in) {
   Shape scores{d.batch, d.heads, d.sq, d.skv};
   std::vector<int64_t> mask_at;
   if (mask) {
-    std::vector<int64_t> dims(4);
-    for (int64_t i = 0; i < 4; ++i) dims[static_cast<size_t>(i)] = i;
     std::vector<int64_t> st =
         broadcast_strides(mask->shape(), scores, right_aligned_dims(mask->shape().rank(), 4));
     mask_at = strided_offsets(scores, st);

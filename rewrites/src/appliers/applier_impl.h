@@ -9,6 +9,10 @@ namespace tilesat::rewrites::appliers {
 // A helper shared by the families (split.cpp).
 /// `x` sliced to [begin, end) along `dim` (kNoId when ill-typed).
 egraph::Id slice_along(ApplyContext& c, egraph::Id x, int64_t dim, int64_t begin, int64_t end);
+// unit_dims.cpp
+/// The permutation of a transpose of dims `d0` and `d1` (negative count from the end) over
+/// `rank` dims, or nullopt when a dim is out of range.
+std::optional<std::vector<int64_t>> swap_permutation(int64_t d0, int64_t d1, int64_t rank);
 
 // data_movement.cpp
 egraph::Id compose_permutations(ApplyContext& c);

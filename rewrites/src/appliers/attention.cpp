@@ -21,12 +21,7 @@ std::optional<IntList> permutation_arg(const ApplyContext& c, size_t i, int64_t 
   }
   std::optional<int64_t> d0 = c.integer(i), d1 = c.integer(i + 1);
   if (!d0 || !d1) return std::nullopt;
-  std::optional<int64_t> a = normalize_axis(*d0, rank), b = normalize_axis(*d1, rank);
-  if (!a || !b) return std::nullopt;
-  IntList perm(static_cast<size_t>(rank));
-  for (int64_t d = 0; d < rank; ++d) perm[static_cast<size_t>(d)] = d;
-  std::swap(perm[static_cast<size_t>(*a)], perm[static_cast<size_t>(*b)]);
-  return perm;
+  return swap_permutation(*d0, *d1, rank);
 }
 
 const IntList kHeadsFirst{0, 2, 1, 3};    // [B, S, H, D] <-> [B, H, S, D]

@@ -67,6 +67,15 @@ egraph::Id fold_batch_rows(ApplyContext& c) {
 
 namespace tilesat::rewrites::appliers {
 
+std::optional<std::vector<int64_t>> swap_permutation(int64_t d0, int64_t d1, int64_t rank) {
+  std::optional<int64_t> a = normalize_axis(d0, rank), b = normalize_axis(d1, rank);
+  if (!a || !b) return std::nullopt;
+  std::vector<int64_t> perm(static_cast<size_t>(rank));
+  std::iota(perm.begin(), perm.end(), 0);
+  std::swap(perm[static_cast<size_t>(*a)], perm[static_cast<size_t>(*b)]);
+  return perm;
+}
+
 egraph::Id unit_dims_reshape(ApplyContext& c) {
   // A permute (or transpose) that moves only unit dims keeps every element's row-major
   // position: the dims of extent > 1 stay in their order. It is then a reshape to its result
@@ -87,12 +96,11 @@ egraph::Id unit_dims_reshape(ApplyContext& c) {
     if (!p || p->size() != rank) return egraph::kNoId;
     perm = *p;
   } else {
-    auto d0 = attrs.get_or<int64_t>("dim0", 0), d1 = attrs.get_or<int64_t>("dim1", 1);
-    auto r = static_cast<int64_t>(rank);
-    if (d0 < 0) d0 += r;
-    if (d1 < 0) d1 += r;
-    if (d0 < 0 || d1 < 0 || d0 >= r || d1 >= r) return egraph::kNoId;
-    std::swap(perm[static_cast<size_t>(d0)], perm[static_cast<size_t>(d1)]);
+    std::optional<std::vector<int64_t>> p =
+        swap_permutation(attrs.get_or<int64_t>("dim0", 0), attrs.get_or<int64_t>("dim1", 1),
+                         static_cast<int64_t>(rank));
+    if (!p) return egraph::kNoId;
+    perm = std::move(*p);
   }
   std::vector<int64_t> out;
   int64_t last = -1;

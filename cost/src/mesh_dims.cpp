@@ -1,6 +1,8 @@
 // mesh_dims.cpp: which operand dims an op's result dims come from, block by block.
 #include "tilesat/cost/mesh_dims.h"
 
+#include "tilesat/graph/conv_attrs.h"
+
 #include <algorithm>
 
 namespace tilesat::cost {
@@ -85,6 +87,9 @@ DimFlow reshape_flow(const Shape& in, const Shape& out, int64_t d) {
 DimFlow conv_flow(const Graph& g, const Node& n, size_t i, int64_t d) {
   Attrs a = complete_attrs(n.kind, n.attrs);
   const Shape& s = g.node(n.operands[i]).type.shape;
+  // A flattened NHWC image's pixels, image by image (local_attrs gives each chip its images;
+  // a split inside an image fails the partition's local type check).
+  if (d == 2 && flat_image(a).active()) return i == 0 ? carried(2) : broadcast();
   if (d == a.get<int64_t>("batch_dim")) return i == 0 ? carried(d) : broadcast();
   if (d != a.get<int64_t>("channel_dim") || a.get<int64_t>("groups") != 1) return mixed();
   if (i == 0) return broadcast();
@@ -179,6 +184,8 @@ DimFlow operand_dim_flow(const Graph& g, NodeId op, size_t operand, int64_t d) {
     return conv_flow(g, n, operand, d);
   case OpKind::MaxPool2d:
   case OpKind::AvgPool2d:
+    // NCHW: batch and channels; flattened NHWC: the pixels image by image, and channels.
+    if (flat_image(complete_attrs(n.kind, n.attrs)).active()) return d >= 2 ? carried(d) : mixed();
     return d <= 1 ? carried(d) : mixed();
   default:
     return mixed();
@@ -198,6 +205,11 @@ std::optional<int64_t> operand_dim_as_read(const Graph& g, NodeId op, size_t ope
   return k;
 }
 
+bool is_flat_image_op(const Node& n) {
+  return (n.kind == OpKind::Conv2d || n.kind == OpKind::MaxPool2d || n.kind == OpKind::AvgPool2d) &&
+         flat_image(complete_attrs(n.kind, n.attrs)).active();
+}
+
 Attrs local_attrs(const Graph& g, NodeId op, const TensorType& local, int64_t split_dim) {
   const Node& n = g.node(op);
   Attrs a = n.attrs;
@@ -205,6 +217,15 @@ Attrs local_attrs(const Graph& g, NodeId op, const TensorType& local, int64_t sp
   if (n.kind == OpKind::Reshape || n.kind == OpKind::Broadcast || n.kind == OpKind::Full)
     a.set("shape", local.shape.dims());
   if (n.kind == OpKind::SplitHeads && split_dim == 1) a.set("num_heads", local.shape[1]);
+  if (split_dim == 2 && is_flat_image_op(n)) {
+    // Each chip's whole images: its pixels over the result's pixels per image.
+    FlatImage f = flat_image(complete_attrs(n.kind, n.attrs));
+    int64_t per_image = n.type.shape[2] / f.batch;
+    if (per_image > 0 && local.shape[2] % per_image == 0) {
+      f.batch = local.shape[2] / per_image;
+      set_flat_image(a, f);
+    }
+  }
   if (n.kind == OpKind::Slice) {
     std::vector<int64_t> begins = int_list(a, "begins"), ends = int_list(a, "ends");
     auto d = static_cast<size_t>(split_dim);

@@ -307,7 +307,8 @@ private:
     // A line with explicit dims (`shard(1)`) is taken on trust only where the op, given its
     // operands' blocks, computes the result's block: a line for batched products must not
     // split a 2-D weight's columns as if they were heads.
-    bool explicit_dims = r.kind == TK::ShardDim;
+    // So is a split of a flattened image's pixels: only whole images per chip.
+    bool explicit_dims = r.kind == TK::ShardDim || is_flat_image_op(n);
     for (size_t i = 0; i < n.operands.size(); ++i)
       explicit_dims = explicit_dims || rule.operand(i).kind == TK::ShardDim;
     if (explicit_dims && !computes_local_block(v, out, d)) return std::nullopt;

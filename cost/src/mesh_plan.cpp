@@ -33,9 +33,19 @@ DevicePlanResult optimize_for_mesh(const Graph& g, std::span<const egraph::Rewri
   rewrites::TensorEGraph teg = rewrites::to_egraph(nchw_convs(rewrites::fold_repeat_interleave(g)));
   DevicePlanResult out;
   out.report = egraph::Runner(runner).run(teg.egraph, rules);
-  CostSelection sel = select_by_cost(teg, model);
-  out.plan = plan_on_mesh(rewrites::to_graph(teg, sel.select), model, mesh);
-  out.plan.extraction_method = "dp";
+  // With a time limit, exact extraction (shared values paid once) picks the graph the mesh
+  // runs; else the dynamic program.
+  std::string method = "dp";
+  Graph logical;
+  if (options.exact_time_limit_s > 0) {
+    Plan whole = extract_plan(teg, model, options, &out.extraction);
+    method = whole.extraction_method;
+    logical = std::move(whole.graph);
+  } else {
+    logical = rewrites::to_graph(teg, select_by_cost(teg, model).select);
+  }
+  out.plan = plan_on_mesh(logical, model, mesh);
+  out.plan.extraction_method = method;
   out.plan.extraction_cost = out.plan.predicted_total_us;
   out.plan.optimality_gap = 1; // no lower bound is proven on a mesh plan's cost
   out.plan.graph.set_name(g.name());

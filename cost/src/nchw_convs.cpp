@@ -1,4 +1,5 @@
-// nchw_convs.cpp: conv2d in any layout as permute -> NCHW conv2d -> permute for the device.
+// nchw_convs.cpp: conv2d in any 4-D layout as permute -> NCHW conv2d -> permute for the device
+// (flattened NHWC convs stay as they are).
 #include "tilesat/cost/nchw_convs.h"
 
 #include "tilesat/graph/conv_attrs.h"
@@ -7,8 +8,11 @@ namespace tilesat::cost {
 
 namespace {
 
+// A 4-D conv not in NCHW (a flattened NHWC conv is the device's own form).
 bool non_nchw_conv(const Node& n) {
-  return n.kind == OpKind::Conv2d && !conv_dims(complete_attrs(n.kind, n.attrs)).is_nchw();
+  if (n.kind != OpKind::Conv2d) return false;
+  Attrs a = complete_attrs(n.kind, n.attrs);
+  return !conv_dims(a).is_nchw() && !flat_image(a).active();
 }
 
 } // namespace

@@ -40,6 +40,7 @@ Attrs conv_attrs(const Conv2dOptions& o) {
   if (o.dims.height != nhwc.height) a.set("height_dim", o.dims.height);
   if (o.dims.width != nhwc.width) a.set("width_dim", o.dims.width);
   if (o.dims.channel != nhwc.channel) a.set("channel_dim", o.dims.channel);
+  if (o.flat.active()) set_flat_image(a, o.flat);
   return a;
 }
 
@@ -48,6 +49,7 @@ Attrs pool_attrs(std::vector<int64_t> kernel_size, const Pool2dOptions& o) {
   a.set("kernel_size", std::move(kernel_size));
   set_window(a, o.stride, o.padding, o.dilation);
   if (o.ceil_mode) a.set("ceil_mode", true);
+  if (o.flat.active()) set_flat_image(a, o.flat);
   return a;
 }
 

@@ -67,4 +67,25 @@ void set_conv_dims(Attrs& attrs, const ConvDims& d) {
   attrs.set("channel_dim", d.channel);
 }
 
+FlatImage flat_image(const Attrs& complete) {
+  FlatImage f{complete.get<int64_t>("batch_size"), complete.get<int64_t>("input_height"),
+              complete.get<int64_t>("input_width")};
+  bool none = f.batch == 0 && f.height == 0 && f.width == 0;
+  bool all = true;
+  for (int64_t v : {f.batch, f.height, f.width}) all = all && v >= 1 && v <= kMaxWindowValue;
+  if (!none && !all) {
+    throw Error(fmt::format("expected batch_size, input_height and input_width to be all 0 (a "
+                            "4-D input) or all in [1, 2^20] (a flattened NHWC input), got {}, "
+                            "{}, {}",
+                            f.batch, f.height, f.width));
+  }
+  return f;
+}
+
+void set_flat_image(Attrs& attrs, const FlatImage& f) {
+  attrs.set("batch_size", f.batch);
+  attrs.set("input_height", f.height);
+  attrs.set("input_width", f.width);
+}
+
 } // namespace tilesat

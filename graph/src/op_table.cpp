@@ -63,11 +63,23 @@ std::vector<AttrSpec> window_attrs() {
           scalar_or_list("dilation", IntList{1, 1},
                          "[height, width] spacing of the kernel taps, or one spacing for both")};
 }
+// ttnn's flattened NHWC activations: [1, 1, batch * height * width, channels].
+void add_flat_image_attrs(std::vector<AttrSpec>& a) {
+  a.push_back(defaulted("batch_size", AttrKind::Int, int64_t{0},
+                        "with input_height and input_width: the input is flattened NHWC, "
+                        "[1, 1, batch_size * input_height * input_width, channels], and so is "
+                        "the result; 0: a 4-D input"));
+  a.push_back(defaulted("input_height", AttrKind::Int, int64_t{0},
+                        "the image height of a flattened NHWC input; 0: a 4-D input"));
+  a.push_back(defaulted("input_width", AttrKind::Int, int64_t{0},
+                        "the image width of a flattened NHWC input; 0: a 4-D input"));
+}
 std::vector<AttrSpec> pool_attrs() {
   std::vector<AttrSpec> a = window_attrs();
   a.insert(a.begin(), required("kernel_size", AttrKind::IntList, "[height, width] of the window"));
   a.push_back(defaulted("ceil_mode", AttrKind::Bool, false,
                         "round the output extent up (a last partial window is kept)"));
+  add_flat_image_attrs(a);
   return a;
 }
 
@@ -299,17 +311,20 @@ std::vector<Entry> entries() {
                                "the width dim of the input and the result"));
          a.push_back(defaulted("channel_dim", AttrKind::Int, int64_t{3},
                                "the channel dim of the input and the result"));
+         add_flat_image_attrs(a);
          return a;
        }(),
        "2-D cross-correlation of an input (NHWC unless the dim attributes say otherwise, e.g. "
        "channel_dim = 1, height_dim = 2, width_dim = 3 for NCHW) with an OIHW weight (O out "
        "channels, I in channels per group) plus an optional bias of O elements (shaped [O], "
        "1x1x1xO, or O at the channel dim and 1 elsewhere), then an optional elementwise "
-       "activation",
+       "activation; with batch_size, input_height and input_width the input and result are "
+       "flattened NHWC ([1, 1, N*H*W, C], as ttnn keeps activations)",
        infer_conv2d, eval_conv2d},
       {OpKind::MaxPool2d, 1, 1, 0, pool_attrs(),
-       "maximum over each window of an NCHW input (padding never wins)", infer_pool2d,
-       eval_max_pool2d},
+       "maximum over each window of an NCHW input (padding never wins), or of a flattened NHWC "
+       "one (batch_size, input_height, input_width)",
+       infer_pool2d, eval_max_pool2d},
       {OpKind::AvgPool2d, 1, 1, 0,
        [] {
          std::vector<AttrSpec> a = pool_attrs();
@@ -317,7 +332,9 @@ std::vector<Entry> entries() {
                                "divide by the window size including padded positions"));
          return a;
        }(),
-       "mean over each window of an NCHW input", infer_pool2d, eval_avg_pool2d},
+       "mean over each window of an NCHW input, or of a flattened NHWC one (batch_size, "
+       "input_height, input_width)",
+       infer_pool2d, eval_avg_pool2d},
       {OpKind::AddRelu, 2, 2, kBinary | bits(Commutative) | bits(Fused), binary_attrs(),
        "relu(a + b)", infer_binary, eval_add_relu},
       {OpKind::FusedEltwise,

@@ -40,6 +40,12 @@ std::string placement_str(const fb::Tensor& t) {
   return s;
 }
 
+// A flattened NHWC image as " flat=NxHxW", nothing for a 4-D one.
+std::string flat_str(const fb::FlatImage* f) {
+  if (f == nullptr) return "";
+  return fmt::format(" flat={}x{}x{}", f->batch(), f->height(), f->width());
+}
+
 std::string window_str(const fb::Window2d* w) {
   if (w == nullptr) return "window=-";
   return fmt::format("kernel={}x{} stride={}x{} padding=[{},{},{},{}] dilation={}x{}",
@@ -116,14 +122,14 @@ std::string params_str(const fb::Op& op) {
     if (c->has_bias()) s += " bias";
     if (c->has_activation())
       s += fmt::format(" activation={}", fb::EnumNameUnaryKind(c->activation()));
-    return s;
+    return s + flat_str(c->flat());
   }
   case fb::OpParams::Pool2d: {
     const fb::Pool2d* p = op.params_as_Pool2d();
     std::string s = fmt::format("{} {}", fb::EnumNamePoolKind(p->kind()), window_str(p->window()));
     if (p->ceil_mode()) s += " ceil_mode";
     if (p->count_include_pad()) s += " count_include_pad";
-    return s;
+    return s + flat_str(p->flat());
   }
   case fb::OpParams::LayerNorm: {
     const fb::LayerNorm* l = op.params_as_LayerNorm();

@@ -20,6 +20,14 @@ fb::Window2d window(const Attrs& attrs, int64_t kh, int64_t kw) {
                       u(w.pad_bottom), u(w.pad_right), u(w.dilation_h), u(w.dilation_w));
 }
 
+// The flattened NHWC image of a conv or pool, or null for a 4-D input.
+std::unique_ptr<fb::FlatImage> flat(const Attrs& attrs) {
+  FlatImage f = flat_image(attrs);
+  if (!f.active()) return nullptr;
+  auto u = [](int64_t v) { return static_cast<uint32_t>(v); };
+  return std::make_unique<fb::FlatImage>(u(f.batch), u(f.height), u(f.width));
+}
+
 } // namespace
 
 std::optional<fb::OpParamsUnion> nn_params(const Graph& g, NodeId id, const Attrs& attrs) {
@@ -28,11 +36,11 @@ std::optional<fb::OpParamsUnion> nn_params(const Graph& g, NodeId id, const Attr
   switch (n.kind) {
   case OpKind::Conv2d: {
     ConvDims dims = conv_dims(attrs);
-    if (!dims.is_nchw()) {
+    if (!dims.is_nchw() && !flat_image(attrs).active()) {
       throw Error(fmt::format(
-          "'ttir.conv2d' {}: the runtime's conv2d kernel takes NCHW; this conv's input and "
-          "result have batch_dim {}, channel_dim {}, height_dim {}, width_dim {} (permute them "
-          "to NCHW and write channel_dim = 1, height_dim = 2, width_dim = 3)",
+          "'ttir.conv2d' {}: the runtime's conv2d kernel takes NCHW or flattened NHWC; this "
+          "conv's input and result have batch_dim {}, channel_dim {}, height_dim {}, width_dim "
+          "{} (permute them to NCHW and write channel_dim = 1, height_dim = 2, width_dim = 3)",
           value_name(g, id), dims.batch, dims.channel, dims.height, dims.width));
     }
     const Shape& w = g.node(n.operands[1]).type.shape;
@@ -40,6 +48,7 @@ std::optional<fb::OpParamsUnion> nn_params(const Graph& g, NodeId id, const Attr
     p.window = std::make_unique<fb::Window2d>(window(attrs, w[2], w[3]));
     p.groups = static_cast<uint32_t>(attrs.get<int64_t>("groups"));
     p.has_bias = n.operands.size() == 3;
+    p.flat = flat(attrs);
     set_activation(p, g, id, attrs);
     u.Set(std::move(p));
     return u;
@@ -52,6 +61,7 @@ std::optional<fb::OpParamsUnion> nn_params(const Graph& g, NodeId id, const Attr
     p.window = std::make_unique<fb::Window2d>(window(attrs, k[0], k[1]));
     p.ceil_mode = attrs.get<bool>("ceil_mode");
     p.count_include_pad = n.kind == OpKind::AvgPool2d && attrs.get<bool>("count_include_pad");
+    p.flat = flat(attrs);
     u.Set(std::move(p));
     return u;
   }

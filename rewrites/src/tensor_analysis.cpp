@@ -144,4 +144,17 @@ void TensorAnalysis::set_source_exits(egraph::Id cls, std::vector<egraph::Id> ex
   f.region = std::move(region);
 }
 
+uint32_t shared_users(const egraph::EGraph& eg, const TensorAnalysis& facts, egraph::Id cls,
+                      int depth) {
+  cls = eg.find(cls);
+  uint32_t users = facts[cls].users;
+  if (depth == 0) return users;
+  for (egraph::NodeId p : eg.eclass(cls).parents) {
+    std::optional<OpKind> k = op_of(eg.node(p).op);
+    if (k == OpKind::Reshape || k == OpKind::Permute || k == OpKind::Transpose)
+      users = std::max(users, shared_users(eg, facts, p, depth - 1));
+  }
+  return users;
+}
+
 } // namespace tilesat::rewrites

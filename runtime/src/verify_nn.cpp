@@ -53,10 +53,32 @@ std::pair<int64_t, int64_t> window_out(const fb::Window2d* w, const Dims& x, boo
   return {*oh, *ow};
 }
 
+// The input as an NCHW image: as is, or the [N, C, H, W] of a flattened NHWC input.
+Dims image(const fb::FlatImage* flat, const Dims& x) {
+  rank(x, 4, ".inputs[0]", flat != nullptr ? "a flattened NHWC input" : "an NCHW input");
+  if (flat == nullptr) return x;
+  auto in_range = [](uint32_t v) { return v >= 1 && v <= kMaxWindow; };
+  require(in_range(flat->batch()) && in_range(flat->height()) && in_range(flat->width()),
+          ".params.flat",
+          fmt::format("expected batch, height and width in [1, {}], got {}, {}, {}", kMaxWindow,
+                      flat->batch(), flat->height(), flat->width()));
+  int64_t pixels = int64_t{flat->batch()} * flat->height() * flat->width();
+  require(
+      x[0] == 1 && x[1] == 1 && x[2] == pixels, ".inputs[0]",
+      fmt::format("expected a flattened NHWC input [1, 1, {}, C], got {}", pixels, dims_str(x)));
+  return {flat->batch(), x[3], flat->height(), flat->width()};
+}
+
+// The result shape of an image of `channels` channels and extents oh x ow.
+Dims result_of(const fb::FlatImage* flat, int64_t batch, int64_t channels, int64_t oh, int64_t ow) {
+  if (flat == nullptr) return {batch, channels, oh, ow};
+  return {1, 1, batch * oh * ow, channels};
+}
+
 void conv2d(const fb::Conv2d& p, std::span<const Dims> in, const Dims& out) {
   arity(in, 2, 3);
-  const Dims &x = in[0], &w = in[1];
-  rank(x, 4, ".inputs[0]", "an NCHW input");
+  const Dims x = image(p.flat(), in[0]);
+  const Dims& w = in[1];
   rank(w, 4, ".inputs[1]", "an OIHW weight");
   int64_t groups = p.groups();
   require(groups >= 1 && x[1] % groups == 0 && w[0] % groups == 0 && w[1] * groups == x[1],
@@ -79,15 +101,15 @@ void conv2d(const fb::Conv2d& p, std::span<const Dims> in, const Dims& out) {
   require(!p.has_activation() || p.activation() <= fb::UnaryKind::MAX, ".params.activation",
           "expected a known unary op");
   auto [oh, ow] = window_out(p.window(), x, false);
-  result_shape({x[0], w[0], oh, ow}, out, "conv2d");
+  result_shape(result_of(p.flat(), x[0], w[0], oh, ow), out, "conv2d");
 }
 
 void pool2d(const fb::Pool2d& p, std::span<const Dims> in, const Dims& out) {
   arity(in, 1, 1);
   require(p.kind() <= fb::PoolKind::MAX, ".params.kind", "expected max or avg");
-  rank(in[0], 4, ".inputs[0]", "an NCHW input");
-  auto [oh, ow] = window_out(p.window(), in[0], p.ceil_mode());
-  result_shape({in[0][0], in[0][1], oh, ow}, out, "pool2d");
+  const Dims x = image(p.flat(), in[0]);
+  auto [oh, ow] = window_out(p.window(), x, p.ceil_mode());
+  result_shape(result_of(p.flat(), x[0], x[1], oh, ow), out, "pool2d");
 }
 
 void layer_norm(const fb::LayerNorm& p, std::span<const Dims> in, const Dims& out) {

@@ -3,6 +3,7 @@
 #include "tilesat/cost/device.h"
 #include "tilesat/cost/mesh_dims.h"
 #include "tilesat/cost/mesh_partition.h"
+#include "tilesat/graph/conv_attrs.h"
 #include "tilesat/graph/diagnostic.h"
 #include "tilesat/rewrites/rule_file.h"
 
@@ -124,6 +125,28 @@ TEST(MeshDims, ReshapeCarriesADimWhenTheDimsBeforeHoldTheSameElements) {
   EXPECT_EQ(operand_dim_flow(g, r, 0, 3).kind, DimFlow::Kind::Mixed);
   Attrs local = local_attrs(g, r, {DType::BF16, Shape{1, 128, 4, 128}}, 2);
   EXPECT_EQ(local.get<std::vector<int64_t>>("shape"), (std::vector<int64_t>{1, 128, 4, 128}));
+}
+
+// A flattened NHWC conv [1, 1, N*H*W, C] splits its pixels image by image: each chip's
+// batch_size is its share of the images, and a split inside an image is no valid block.
+TEST(MeshDims, FlatConvSplitsWholeImages) {
+  Graph g;
+  NodeId x = g.add_argument("x", {DType::BF16, Shape{1, 1, 4 * 6 * 6, 8}});
+  NodeId w = g.add_argument("w", {DType::BF16, Shape{16, 8, 3, 3}});
+  Attrs a;
+  a.set("padding", int64_t{1});
+  set_flat_image(a, FlatImage{4, 6, 6});
+  NodeId c = g.add_op(OpKind::Conv2d, {x, w}, a);
+  ASSERT_TRUE(is_flat_image_op(g.node(c)));
+  EXPECT_EQ(operand_dim_flow(g, c, 0, 2).kind, DimFlow::Kind::Carried);
+  EXPECT_EQ(operand_dim_flow(g, c, 0, 2).dim, 2);
+  EXPECT_EQ(operand_dim_flow(g, c, 1, 2).kind, DimFlow::Kind::Broadcast);
+  EXPECT_EQ(operand_dim_flow(g, c, 1, 3).dim, 0); // output channels from the weight's rows
+  Attrs two = local_attrs(g, c, {DType::BF16, Shape{1, 1, 2 * 36, 16}}, 2);
+  EXPECT_EQ(two.get<int64_t>("batch_size"), 2);
+  // Half an image per chip: the attributes stay, so the local conv does not type-check.
+  Attrs half = local_attrs(g, c, {DType::BF16, Shape{1, 1, 18, 16}}, 2);
+  EXPECT_EQ(half.get<int64_t>("batch_size"), 4);
 }
 
 TEST(MeshDims, SoftmaxDoesNotCarryItsDimension) {

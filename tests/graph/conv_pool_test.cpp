@@ -95,6 +95,65 @@ TEST(Conv2d, AnyLayoutEqualsPermutedNchw) {
   }
 }
 
+// A flattened NHWC conv ([1, 1, N*H*W, C], ttnn's form) equals the NCHW conv of the same
+// image, and so do both pools; the result is flattened NHWC too.
+TEST(Conv2d, FlatNhwcEqualsNchw) {
+  Graph g;
+  Builder b(g);
+  const int64_t n = 2, c = 4, h = 7, w = 5;
+  Value x = b.input("x", {n, c, h, w});
+  Value wt = b.weight("w", {6, 2, 3, 2});
+  Value bias = b.weight("b", {6});
+  Conv2dOptions o{.stride = {2, 1}, .padding = {1, 0, 2, 1}, .groups = 2, .activation = "relu"};
+  Value nchw = b.conv2d(x, wt, bias, o);
+  Value flat_x = b.reshape(b.permute(x, {0, 2, 3, 1}), {1, 1, n * h * w, c});
+  Conv2dOptions of = o;
+  of.dims = ConvDims{};
+  of.flat = FlatImage{n, h, w};
+  Value flat = b.conv2d(flat_x, wt, bias, of);
+  const Shape& s = b.type(nchw).shape;
+  EXPECT_EQ(b.type(flat).shape, (Shape{1, 1, n * s[2] * s[3], 6}));
+  auto unflatten = [&](Value v, int64_t channels, const Shape& like) {
+    return b.permute(b.reshape(v, {like[0], like[2], like[3], channels}), {0, 3, 1, 2});
+  };
+  b.output(nchw);
+  b.output(unflatten(flat, 6, s));
+  Pool2dOptions po{.stride = {2, 2}, .padding = {1, 1, 1, 1}, .count_include_pad = true};
+  Pool2dOptions pf = po;
+  pf.flat = FlatImage{n, h, w};
+  Value mp = b.max_pool2d(x, {3, 3}, po), mf = b.max_pool2d(flat_x, {3, 3}, pf);
+  Value ap = b.avg_pool2d(x, {3, 2}, po), af = b.avg_pool2d(flat_x, {3, 2}, pf);
+  b.output(mp);
+  b.output(unflatten(mf, c, b.type(mp).shape));
+  b.output(ap);
+  b.output(unflatten(af, c, b.type(ap).shape));
+  std::vector<Tensor> r = evaluate(g, random_arguments(g, 11));
+  for (size_t i = 0; i < r.size(); i += 2) {
+    ASSERT_EQ(r[i].shape(), r[i + 1].shape()) << i;
+    EXPECT_THAT(r[i].data(), Pointwise(FloatNear(1e-5), r[i + 1].data())) << i;
+  }
+}
+
+TEST(Conv2d, FlatNhwcErrors) {
+  EXPECT_EQ(error_of([](Builder& b) {
+              b.conv2d(b.input("x", {1, 1, 30, 4}), b.weight("w", {6, 4, 1, 1}),
+                       {.dims = ConvDims{}, .flat = FlatImage{2, 4, 4}});
+            }),
+            "'ttir.conv2d' %2: expected a flattened NHWC input [1, 1, 32, C] (batch_size 2 x "
+            "input_height 4 x input_width 4), got 1x1x30x4");
+  EXPECT_EQ(error_of([](Builder& b) {
+              b.conv2d(b.input("x", {1, 1, 32, 4}), b.weight("w", {6, 4, 1, 1}),
+                       {.flat = FlatImage{2, 4, 4}});
+            }),
+            "'ttir.conv2d' %2: expected the default NHWC dims (batch_dim 0, height_dim 1, "
+            "width_dim 2, channel_dim 3) with a flattened input");
+  EXPECT_EQ(error_of([](Builder& b) {
+              b.max_pool2d(b.input("x", {1, 1, 32, 4}), {2, 2}, {.flat = FlatImage{2, 0, 4}});
+            }),
+            "'ttir.max_pool2d' %1: expected batch_size, input_height and input_width to be all "
+            "0 (a 4-D input) or all in [1, 2^20] (a flattened NHWC input), got 2, 0, 4");
+}
+
 TEST(Conv2d, Errors) {
   EXPECT_EQ(error_of([](Builder& b) {
               b.conv2d(b.input("x", {1, 4, 8, 8}), b.weight("w", {6, 3, 3, 3}));

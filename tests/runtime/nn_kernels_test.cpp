@@ -61,6 +61,36 @@ TEST_P(NnKernels, Pools) {
   });
 }
 
+// Flattened NHWC images ([1, 1, N*H*W, C], ttnn's activation layout): the convs and pools
+// above with tiles of 32 pixels by 32 channels, channel counts not multiples of 32.
+TEST_P(NnKernels, FlatNhwcConvAndPools) {
+  check_each_dtype(GetParam(), [](Builder& b, DType dt) {
+    const FlatImage img{2, 13, 11};
+    Value x = b.input("x", {1, 1, img.pixels(), 6}, dt);
+    b.output(b.conv2d(x, b.input("w", {40, 3, 3, 3}, dt), b.input("bias", {40}, dt),
+                      {.padding = {1, 1, 1, 1},
+                       .groups = 2,
+                       .activation = "relu",
+                       .dims = ConvDims{},
+                       .flat = img}));
+    b.output(b.conv2d(
+        x, b.input("dw", {6, 1, 3, 3}, dt),
+        {.stride = {2, 2}, .padding = {1, 0, 1, 2}, .groups = 6, .dims = ConvDims{}, .flat = img}));
+    b.output(b.conv2d(x, b.input("w1", {35, 6, 1, 1}, dt), b.input("b1", {35}, dt),
+                      {.stride = {2, 2}, .dims = ConvDims{}, .flat = img}));
+    b.output(b.conv2d(x, b.input("w3", {4, 6, 3, 2}, dt),
+                      {.stride = {1, 2},
+                       .padding = {2, 1, 0, 3},
+                       .dilation = {2, 2},
+                       .dims = ConvDims{},
+                       .flat = img}));
+    b.output(b.max_pool2d(x, {3, 3}, {.stride = {2, 2}, .padding = {1, 1, 1, 1}, .flat = img}));
+    b.output(b.avg_pool2d(
+        x, {2, 3}, {.stride = {2, 2}, .padding = {0, 1, 0, 1}, .ceil_mode = true, .flat = img}));
+    b.output(b.avg_pool2d(x, {13, 11}, {.flat = img}));
+  });
+}
+
 TEST_P(NnKernels, LayerNorm) {
   check_each_dtype(GetParam(), [](Builder& b, DType dt) {
     Value x = b.input("x", {3, 37, 70}, dt);

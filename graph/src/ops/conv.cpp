@@ -1,5 +1,6 @@
-// conv.cpp: 2-D convolution and pooling over NCHW tensors (batch, channels, height, width),
-// with strides, padding [top, left, bottom, right], dilation and, for conv2d, groups.
+// conv.cpp: 2-D convolution and pooling over NCHW tensors (batch, channels, height, width) or
+// flattened NHWC ones ([1, 1, N*H*W, C]; conv2d in any dim layout), with strides, padding
+// [top, left, bottom, right], dilation and, for conv2d, groups.
 #include "ops/op_impl.h"
 #include "tilesat/graph/conv_attrs.h"
 #include "tilesat/graph/window.h"
@@ -58,14 +59,36 @@ void check_nchw(const Shape& x) {
   if (x.rank() != 4) fail(fmt::format("expected an NCHW operand of rank 4, got rank {}", x.rank()));
 }
 
+// The 4-D input a conv or pool sees: `x` itself, or the NHWC image a flattened input
+// [1, 1, N*H*W, C] holds (the same elements in the same order).
+Shape image_of(const Shape& x, const FlatImage& f) {
+  check_nchw(x);
+  if (!f.active()) return x;
+  if (x[0] != 1 || x[1] != 1 || x[2] != f.pixels()) {
+    fail(fmt::format("expected a flattened NHWC input [1, 1, {}, C] (batch_size {} x "
+                     "input_height {} x input_width {}), got {}",
+                     f.pixels(), f.batch, f.height, f.width, x.str()));
+  }
+  return f.nhwc(x[3]);
+}
+
+// A 4-D result in its image layout, flattened when the input was.
+Shape flatten_result(const Shape& image, const FlatImage& f) {
+  if (!f.active()) return image;
+  return Shape{1, 1, image[0] * image[1] * image[2], image[3]};
+}
+
 struct ConvLayout {
   Window w;
   ConvDims dims;
+  FlatImage flat;
   int64_t groups = 1;
   int64_t batch = 0, cin = 0, h = 0, wd = 0; // input extents
   int64_t cout = 0, cin_per_group = 0;
   // The result shape: the input's layout with cout channels and the window's extents.
-  Shape result() const {
+  Shape result() const { return flatten_result(image_result(), flat); }
+  // The result as a 4-D image in the input's layout.
+  Shape image_result() const {
     std::vector<int64_t> r(4);
     r[static_cast<size_t>(dims.batch)] = batch;
     r[static_cast<size_t>(dims.channel)] = cout;
@@ -90,10 +113,14 @@ bool valid_bias(const Shape& b, int64_t cout, const ConvDims& d) {
 }
 
 ConvLayout conv_layout(std::span<const Shape* const> shapes, const Attrs& attrs) {
-  const Shape& xs = *shapes[0];
+  FlatImage flat = flat_image(attrs);
+  const Shape xs = image_of(*shapes[0], flat);
   const Shape& wt = *shapes[1];
-  check_nchw(xs);
   ConvDims dims = conv_dims(attrs);
+  if (flat.active() &&
+      !(dims.batch == 0 && dims.height == 1 && dims.width == 2 && dims.channel == 3))
+    fail("expected the default NHWC dims (batch_dim 0, height_dim 1, width_dim 2, channel_dim 3) "
+         "with a flattened input");
   // The input's extents in NCHW order.
   std::array<int64_t, 4> order = dims.nchw_order();
   Shape x{xs[order[0]], xs[order[1]], xs[order[2]], xs[order[3]]};
@@ -116,6 +143,7 @@ ConvLayout conv_layout(std::span<const Shape* const> shapes, const Attrs& attrs)
   }
   if (wt[2] < 1 || wt[3] < 1) fail(fmt::format("expected a non-empty kernel, got {}", wt.str()));
   l.dims = dims;
+  l.flat = flat;
   l.batch = x[0];
   l.cin = x[1];
   l.h = x[2];
@@ -146,8 +174,17 @@ std::vector<const Shape*> shapes_of(const EvalArgs& in) {
   return s;
 }
 
+// A pool's window and the element strides of its input and result along N, C, H, W: NCHW, or
+// NHWC for a flattened input.
+struct PoolLayout {
+  Window w;
+  int64_t batch = 0, c = 0, h = 0, wd = 0;
+  int64_t xn = 0, xc = 0, xh = 0, xw = 0; // input strides
+  int64_t on = 0, oc = 0, oh = 0, ow = 0; // result strides
+  Shape result;
+};
+
 Window pool_window(const Shape& x, const Attrs& attrs) {
-  check_nchw(x);
   const IntList& k = attrs.get<IntList>("kernel_size");
   bool ok = k.size() == 2;
   for (int64_t v : k) ok = ok && v >= 1 && v <= (int64_t{1} << 20);
@@ -158,14 +195,34 @@ Window pool_window(const Shape& x, const Attrs& attrs) {
   return window(x[2], x[3], k[0], k[1], attrs, attrs.get<bool>("ceil_mode"));
 }
 
-// Calls f(out_index, n, c, oy, ox) for every output element of a pool.
+PoolLayout pool_layout(const Shape& xs, const Attrs& attrs) {
+  FlatImage flat = flat_image(attrs);
+  Shape image = image_of(xs, flat);
+  PoolLayout p;
+  if (!flat.active()) {
+    p.w = pool_window(image, attrs);
+    p.batch = image[0], p.c = image[1], p.h = image[2], p.wd = image[3];
+    p.xn = p.c * p.h * p.wd, p.xc = p.h * p.wd, p.xh = p.wd, p.xw = 1;
+    p.on = p.c * p.w.oh * p.w.ow, p.oc = p.w.oh * p.w.ow, p.oh = p.w.ow, p.ow = 1;
+    p.result = Shape{p.batch, p.c, p.w.oh, p.w.ow};
+    return p;
+  }
+  // NHWC: the window slides over dims 1 and 2.
+  p.batch = image[0], p.h = image[1], p.wd = image[2], p.c = image[3];
+  p.w = pool_window(Shape{p.batch, p.c, p.h, p.wd}, attrs);
+  p.xn = p.h * p.wd * p.c, p.xh = p.wd * p.c, p.xw = p.c, p.xc = 1;
+  p.on = p.w.oh * p.w.ow * p.c, p.oh = p.w.ow * p.c, p.ow = p.c, p.oc = 1;
+  p.result = flatten_result(Shape{p.batch, p.w.oh, p.w.ow, p.c}, flat);
+  return p;
+}
+
+// Calls f(n, c, oy, ox) for every output element of a conv or pool.
 template <class F>
 void for_each_output(int64_t batch, int64_t channels, const Window& w, F f) {
-  int64_t o = 0;
   for (int64_t n = 0; n < batch; ++n)
     for (int64_t c = 0; c < channels; ++c)
       for (int64_t oy = 0; oy < w.oh; ++oy)
-        for (int64_t ox = 0; ox < w.ow; ++ox) f(o++, n, c, oy, ox);
+        for (int64_t ox = 0; ox < w.ow; ++ox) f(n, c, oy, ox);
 }
 
 } // namespace
@@ -187,7 +244,7 @@ Tensor eval_conv2d(const EvalArgs& in) {
   const Window& w = l.w;
   // Element strides of the input and the result along N, C, H, W whatever their layout.
   std::array<int64_t, 4> order = l.dims.nchw_order();
-  std::vector<int64_t> xs = x.shape().strides(), os = in.result.shape.strides();
+  std::vector<int64_t> xs = image_of(x.shape(), l.flat).strides(), os = l.image_result().strides();
   auto at = [&](const std::vector<int64_t>& st, size_t i) {
     return st[static_cast<size_t>(order[i])];
   };
@@ -195,7 +252,7 @@ Tensor eval_conv2d(const EvalArgs& in) {
   int64_t on = at(os, 0), oc = at(os, 1), oh = at(os, 2), ow = at(os, 3);
   int64_t cout_per_group = l.cout / l.groups;
   Tensor out(in.result);
-  for_each_output(l.batch, l.cout, w, [&](int64_t, int64_t n, int64_t co, int64_t oy, int64_t ox) {
+  for_each_output(l.batch, l.cout, w, [&](int64_t n, int64_t co, int64_t oy, int64_t ox) {
     int64_t g = co / cout_per_group;
     double acc = in.operands.size() > 2 ? double{(*in.operands[2])[co]} : 0.0;
     for (int64_t ci = 0; ci < l.cin_per_group; ++ci) {
@@ -219,54 +276,54 @@ Tensor eval_conv2d(const EvalArgs& in) {
 
 TensorType infer_pool2d(const InferArgs& in) {
   const TensorType& x = *in.operands[0];
-  Window w = pool_window(x.shape, in.attrs);
-  return TensorType{x.dtype, Shape{x.shape[0], x.shape[1], w.oh, w.ow}, {}};
+  return TensorType{x.dtype, pool_layout(x.shape, in.attrs).result, {}};
 }
 
 Tensor eval_max_pool2d(const EvalArgs& in) {
   const Tensor& x = *in.operands[0];
-  Window w = pool_window(x.shape(), in.attrs);
-  int64_t C = x.shape()[1], H = x.shape()[2], W = x.shape()[3];
+  PoolLayout p = pool_layout(x.shape(), in.attrs);
+  const Window& w = p.w;
   Tensor out(in.result);
-  for_each_output(x.shape()[0], C, w, [&](int64_t o, int64_t n, int64_t c, int64_t oy, int64_t ox) {
+  for_each_output(p.batch, p.c, w, [&](int64_t n, int64_t c, int64_t oy, int64_t ox) {
     // Padding never wins: it counts as -infinity.
     float m = -std::numeric_limits<float>::infinity();
     for (int64_t ky = 0; ky < w.kh; ++ky) {
       int64_t y = oy * w.sh - w.pt + ky * w.dh;
-      if (y < 0 || y >= H) continue;
+      if (y < 0 || y >= p.h) continue;
       for (int64_t kx = 0; kx < w.kw; ++kx) {
         int64_t xx = ox * w.sw - w.pl + kx * w.dw;
-        if (xx < 0 || xx >= W) continue;
-        float v = x[((n * C + c) * H + y) * W + xx];
+        if (xx < 0 || xx >= p.wd) continue;
+        float v = x[n * p.xn + c * p.xc + y * p.xh + xx * p.xw];
         m = std::isnan(v) || std::isnan(m) ? std::nanf("") : std::max(m, v);
       }
     }
-    out[o] = m;
+    out[n * p.on + c * p.oc + oy * p.oh + ox * p.ow] = m;
   });
   return out;
 }
 
 Tensor eval_avg_pool2d(const EvalArgs& in) {
   const Tensor& x = *in.operands[0];
-  Window w = pool_window(x.shape(), in.attrs);
+  PoolLayout p = pool_layout(x.shape(), in.attrs);
+  const Window& w = p.w;
   bool include_pad = in.attrs.get<bool>("count_include_pad");
-  int64_t C = x.shape()[1], H = x.shape()[2], W = x.shape()[3];
   Tensor out(in.result);
-  for_each_output(x.shape()[0], C, w, [&](int64_t o, int64_t n, int64_t c, int64_t oy, int64_t ox) {
+  for_each_output(p.batch, p.c, w, [&](int64_t n, int64_t c, int64_t oy, int64_t ox) {
     double sum = 0.0;
     int64_t count = 0;
     for (int64_t ky = 0; ky < w.kh; ++ky) {
       int64_t y = oy * w.sh - w.pt + ky * w.dh;
-      bool y_in = y >= 0 && y < H, y_padded = y >= -w.pt && y < H + w.pb;
+      bool y_in = y >= 0 && y < p.h, y_padded = y >= -w.pt && y < p.h + w.pb;
       for (int64_t kx = 0; kx < w.kw; ++kx) {
         int64_t xx = ox * w.sw - w.pl + kx * w.dw;
-        bool x_in = xx >= 0 && xx < W, x_padded = xx >= -w.pl && xx < W + w.pr;
-        if (y_in && x_in) sum += x[((n * C + c) * H + y) * W + xx];
+        bool x_in = xx >= 0 && xx < p.wd, x_padded = xx >= -w.pl && xx < p.wd + w.pr;
+        if (y_in && x_in) sum += x[n * p.xn + c * p.xc + y * p.xh + xx * p.xw];
         // Padding counts when asked to; window positions past the padding never count.
         if ((y_in && x_in) || (include_pad && y_padded && x_padded)) ++count;
       }
     }
-    out[o] = static_cast<float>(sum / static_cast<double>(count));
+    out[n * p.on + c * p.oc + oy * p.oh + ox * p.ow] =
+        static_cast<float>(sum / static_cast<double>(count));
   });
   return out;
 }

@@ -32,6 +32,9 @@ egraph::Id attention_plain(ApplyContext& c);
 egraph::Id attention_masked(ApplyContext& c);
 egraph::Id attention_selected(ApplyContext& c);
 
+// flat_images.cpp
+egraph::Id as_flat_image(ApplyContext& c);
+egraph::Id mean_as_global_pool(ApplyContext& c);
 // eltwise_fusion.cpp
 egraph::Id fuse_eltwise(ApplyContext& c);
 

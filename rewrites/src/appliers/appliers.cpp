@@ -48,6 +48,18 @@ const std::vector<ApplierDef>& table() {
        "an NCHW conv's [C, 1, 1] or [1, C, 1, 1] bias becomes its [C] bias operand, any other "
        "layout's [1, .., C, ..] bias (C at the channel dim, e.g. NHWC's 1x1x1xC) is used as is",
        appliers::conv_with_bias},
+      {"flat-image",
+       {P::Tensor},
+       "(?x): the matched NCHW conv2d, max_pool2d or avg_pool2d of ?x on ttnn's flattened NHWC "
+       "image: ?x permuted to NHWC and reshaped to [1, 1, N*H*W, C], the op with batch_size, "
+       "input_height and input_width, its [1, 1, N*OH*OW, C'] result reshaped and permuted "
+       "back to NCHW",
+       appliers::as_flat_image},
+      {"global-pool",
+       {P::Tensor, P::Attr},
+       "(?x, ?dims): the matched mean of NCHW ?x over H and W (?dims [2, 3]) as an avg_pool2d "
+       "over the whole H x W plane of the flattened NHWC image, reshaped to the mean's shape",
+       appliers::mean_as_global_pool},
       {"split-heads",
        {P::Tensor, P::Attr, P::Attr, P::Attr, P::Attr},
        "(?x, ?begins, ?ends, ?i, ?j): the matched permute (?i = ?j its permutation) or transpose "

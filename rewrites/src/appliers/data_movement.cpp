@@ -1,6 +1,7 @@
 // data_movement.cpp: computed right sides of the transpose, broadcast and canonical families.
 #include "applier_impl.h"
 
+#include <map>
 #include <numeric>
 
 namespace tilesat::rewrites::appliers {
@@ -92,6 +93,30 @@ std::optional<std::vector<int64_t>> permuted(const std::vector<int64_t>& data,
   return out;
 }
 
+// Where element `i` of x (row-major over `shape`) lands after permute `perm`, reshape to the
+// second permute's operand shape `mid` and permute `q`: its row-major index in the result.
+int64_t chained_index(int64_t i, const std::vector<int64_t>& shape,
+                      const std::vector<int64_t>& perm, const std::vector<int64_t>& mid,
+                      const std::vector<int64_t>& q) {
+  auto unravel = [](int64_t at, const std::vector<int64_t>& dims) {
+    std::vector<int64_t> idx(dims.size());
+    for (size_t d = dims.size(); d-- > 0;) {
+      idx[d] = dims[d] == 0 ? 0 : at % dims[d];
+      at = dims[d] == 0 ? 0 : at / dims[d];
+    }
+    return idx;
+  };
+  // The row-major index of `idx` permuted by `order` over `dims` permuted by it.
+  auto permuted_index = [](const std::vector<int64_t>& idx, const std::vector<int64_t>& dims,
+                           const std::vector<int64_t>& order) {
+    int64_t at = 0;
+    for (int64_t k : order) at = at * dims[static_cast<size_t>(k)] + idx[static_cast<size_t>(k)];
+    return at;
+  };
+  int64_t after_p = permuted_index(unravel(i, shape), shape, perm);
+  return permuted_index(unravel(after_p, mid), mid, q);
+}
+
 } // namespace
 
 egraph::Id chain_as_reshape(ApplyContext& c) {
@@ -100,23 +125,46 @@ egraph::Id chain_as_reshape(ApplyContext& c) {
   const TensorType& xt = c.analysis()[x].type;
   int64_t n = xt.shape.numel();
   if (!p || !q || n > kMaxTracedElements) return egraph::kNoId;
-  // Trace where each element of x ends up; the chain is a reshape iff nothing moved.
-  std::vector<int64_t> data(static_cast<size_t>(n));
-  std::iota(data.begin(), data.end(), 0);
   std::vector<int64_t> shape = xt.shape.dims();
-  std::optional<std::vector<int64_t>> after = permuted(data, shape, *p);
-  if (!after) return egraph::kNoId;
   // The reshape keeps the row-major data; its shape is the second permute's operand shape.
   const Shape& out = c.root().type.shape;
-  if (static_cast<int64_t>(q->size()) != out.rank()) return egraph::kNoId;
+  if (static_cast<int64_t>(q->size()) != out.rank() || p->size() != shape.size())
+    return egraph::kNoId;
+  for (int64_t k : *p)
+    if (k < 0 || k >= static_cast<int64_t>(shape.size())) return egraph::kNoId;
   std::vector<int64_t> mid(q->size());
   for (size_t i = 0; i < q->size(); ++i) {
     int64_t src = (*q)[i];
     if (src < 0 || src >= out.rank()) return egraph::kNoId;
     mid[static_cast<size_t>(src)] = out[static_cast<int64_t>(i)];
   }
-  after = permuted(*after, mid, *q);
-  if (!after || *after != data) return egraph::kNoId;
+  // Most chains move elements: the first element of every dim, its last one and the last
+  // element of all show it without tracing the whole tensor.
+  std::vector<int64_t> samples{1, n - 1};
+  for (int64_t stride = 1, d = static_cast<int64_t>(shape.size()); d-- > 0;) {
+    samples.push_back(stride);
+    stride *= shape[static_cast<size_t>(d)];
+    samples.push_back(stride - 1);
+  }
+  for (int64_t i : samples)
+    if (i > 0 && i < n && chained_index(i, shape, *p, mid, *q) != i) return egraph::kNoId;
+  // Trace where each element of x ends up; the chain is a reshape iff nothing moved. A match
+  // recurs every iteration: each chain is traced once (per thread).
+  std::vector<int64_t> key = shape;
+  for (const std::vector<int64_t>* part : {&*p, &mid, &*q}) {
+    key.push_back(-1);
+    key.insert(key.end(), part->begin(), part->end());
+  }
+  thread_local std::map<std::vector<int64_t>, bool> traced;
+  auto [it, fresh] = traced.try_emplace(std::move(key), false);
+  if (fresh) {
+    std::vector<int64_t> data(static_cast<size_t>(n));
+    std::iota(data.begin(), data.end(), 0);
+    std::optional<std::vector<int64_t>> after = permuted(data, shape, *p);
+    if (after) after = permuted(*after, mid, *q);
+    it->second = after && *after == data;
+  }
+  if (!it->second) return egraph::kNoId;
   Attrs a;
   a.set("shape", out.dims());
   egraph::Id xs[] = {x};

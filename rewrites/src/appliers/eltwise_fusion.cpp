@@ -95,7 +95,7 @@ private:
       ++inlined;
       return push(lit);
     }
-    if (inline_ok && !f.is_argument && f.users <= 1) {
+    if (inline_ok && !f.is_argument && shared_users(eg_, facts_, cls) <= 1) {
       if (std::optional<std::pair<FusedBody, egraph::NodeId>> best = best_producer(cls)) {
         egraph::ENode producer = eg_.node(best->second);
         ++inlined;

@@ -45,8 +45,13 @@ std::optional<int64_t> operand_dim_as_read(const Graph& g, NodeId op, size_t ope
 
 /// The attributes of `op` computing a block of `local` (the result's type on one chip) when
 /// its result is split along `split_dim` (or -1 for a whole result): a reshape's or
-/// broadcast's `shape`, a slice's `ends` along the split dim; other attributes are unchanged.
+/// broadcast's `shape`, a slice's `ends` along the split dim, a flattened image's batch_size
+/// (is_flat_image_op) when its pixels are split; other attributes are unchanged.
 ///   local_attrs(g, reshape_node, {DType::BF16, Shape{1, 16, 128}}, 1);   // shape = [1, 16, 128]
 Attrs local_attrs(const Graph& g, NodeId op, const TensorType& local, int64_t split_dim);
+
+/// Whether `n` is a conv2d or pool over a flattened NHWC image ([1, 1, N*H*W, C]): a split of
+/// its pixels is valid only image by image, which the partition checks on the local types.
+bool is_flat_image_op(const Node& n);
 
 } // namespace tilesat::cost

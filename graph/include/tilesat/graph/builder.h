@@ -58,6 +58,7 @@ struct Conv2dOptions {
   int64_t groups = 1;                          // conv2d only
   std::string activation = "";                 // conv2d only: a unary op name, or empty
   ConvDims dims = {0, 2, 3, 1};                // conv2d's layout {batch, height, width, channel}
+  FlatImage flat = {};                         // set: a flattened NHWC input (dims: NHWC)
 };
 struct Pool2dOptions {
   std::vector<int64_t> stride = {1, 1};
@@ -65,6 +66,7 @@ struct Pool2dOptions {
   std::vector<int64_t> dilation = {1, 1};
   bool ceil_mode = false;
   bool count_include_pad = false; // avg_pool2d only
+  FlatImage flat = {};            // set: a flattened NHWC input [1, 1, N*H*W, C]
 };
 
 /// A mesh_shard's attributes; the defaults replicate a host tensor on every chip.

@@ -8,6 +8,7 @@
 #pragma once
 
 #include "tilesat/graph/attribute.h"
+#include "tilesat/graph/shape.h"
 
 #include <array>
 #include <cstdint>
@@ -40,5 +41,27 @@ ConvDims conv_dims(const Attrs& complete);
 
 /// Attributes saying `d` (each dim attribute set, NCHW: channel_dim = 1, height_dim = 2, ...).
 void set_conv_dims(Attrs& attrs, const ConvDims& d);
+
+/// The image of a conv2d or pool whose input is flattened NHWC, as ttnn keeps activations:
+/// `[1, 1, batch * height * width, C]`, the result `[1, 1, batch * out_h * out_w, C']`. The
+/// attributes batch_size, input_height and input_width say it (all 0: a 4-D input).
+///
+///   Attrs a = complete_attrs(OpKind::Conv2d, parse("batch_size = 2, input_height = 7, "
+///                                                 "input_width = 7"));
+///   FlatImage f = flat_image(a);  // f.active(), f.pixels() == 98
+struct FlatImage {
+  int64_t batch = 0, height = 0, width = 0;
+  bool active() const { return batch != 0; }
+  int64_t pixels() const { return batch * height * width; }
+  /// The input viewed as NHWC, [batch, height, width, channels].
+  Shape nhwc(int64_t channels) const { return Shape{batch, height, width, channels}; }
+};
+
+/// The flat image of completed conv2d / pool attributes (inactive when all three are 0);
+/// throws Error (not naming the op) unless all three are 0 or all in [1, 2^20].
+FlatImage flat_image(const Attrs& complete);
+
+/// Attributes saying `f` (batch_size, input_height, input_width).
+void set_flat_image(Attrs& attrs, const FlatImage& f);
 
 } // namespace tilesat

@@ -61,6 +61,14 @@ private:
   mutable std::vector<std::optional<Attrs>> attr_cache_; // by AttrId
 };
 
+/// The source users of the value class `cls` holds, looking through data movement: a
+/// reshape, permute or transpose of a value with several users stands for that value (a
+/// rewrite's new class counts one user, so the flattened form of a residual add that feeds
+/// both the next conv and the next add would count one). Looks `depth` moves up.
+///   shared_users(eg, facts, flat_add);   // 2: its reshape's permute is the source add
+uint32_t shared_users(const egraph::EGraph& eg, const TensorAnalysis& facts, egraph::Id cls,
+                      int depth = 3);
+
 /// The result type of `node` from its children's facts; throws tilesat::Error when its
 /// operands or attributes are invalid (an ill-typed e-node).
 TensorType infer_node_type(const egraph::EGraph& eg, const TensorAnalysis& facts,

@@ -8,7 +8,7 @@
 // CHECK-NEXT: result0 64x128: max_abs_err=0 {{.*}} ok
 
 // RUN: %tilesat opt %s --device t3k --emit program | FileCheck %s --check-prefix=PROG
-// PROG: program @main v1.5 for t3k ({{.*}}), on every chip of a 1x8 mesh
+// PROG: program @main v1.6 for t3k ({{.*}}), on every chip of a 1x8 mesh
 
 // RUN: not %tilesat check %s --device n300 2>&1 | FileCheck %s --check-prefix=N300
 // N300: error: the module's mesh 1x8 (ttcore.meshes) does not fit device 'n300': its mesh is 1x2

@@ -12,7 +12,7 @@
 // PLAN-NEXT: // all_reduce over 4 chips (mesh axis 1): all_reduce = reduce_scatter line of 4 chips, 1 link(s): {{.*}}
 
 // RUN: %tilesat opt %s --device t3k --emit program | FileCheck %s --check-prefix=PROG
-// PROG: program @main v1.5 for t3k ({{.*}}), on every chip of a 2x4 mesh
+// PROG: program @main v1.6 for t3k ({{.*}}), on every chip of a 2x4 mesh
 // PROG: mesh_shard(t{{[0-9]+}}) full_to_shard devices shard_shape=[2,1] shard_dims=[0,-1]
 // PROG: mesh_shard(t{{[0-9]+}}) full_to_shard devices shard_shape=[1,4] shard_dims=[-1,1]
 // PROG: all_reduce(t{{[0-9]+}}) AllReduce cluster_axis=1

@@ -33,7 +33,7 @@ namespace tilesat::program {
 
 /// The major version this build writes and reads, and the minor version it writes.
 inline constexpr uint16_t kVersionMajor = 1;
-inline constexpr uint16_t kVersionMinor = 5;
+inline constexpr uint16_t kVersionMinor = 6;
 /// Since version 1.3 a program file ends with a checksum trailer (FlatBuffers has none): the
 /// CRC-32 (zlib polynomial) of every byte before the trailer, little-endian, then "TSCK".
 inline constexpr char kChecksumMagic[4] = {'T', 'S', 'C', 'K'};

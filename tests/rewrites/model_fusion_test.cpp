@@ -210,6 +210,18 @@ TEST(ModelFusion, RmsNormThroughF32Casts) {
   EXPECT_TRUE(testing::same_values(g, out, 1.0 / 128));
 }
 
+// Negative: a norm computed in bf16 on an f32 tensor rounds it first; the casts stay (the
+// fused bf16 norm rounds once where the decomposition rounds at each step).
+TEST(ModelFusion, RoundingCastStaysAroundRmsNorm) {
+  Graph g;
+  Builder b(g);
+  Value narrow = b.typecast(b.input("x", {2, 4, 8}), DType::BF16);
+  b.output(b.typecast(rms_norm_parts(b, narrow, Rsqrt::Rsqrt), DType::F32));
+  Graph out = testing::optimize_with(g, kModelFusionRules);
+  EXPECT_EQ(testing::op_list(out), "typecast rms_norm typecast");
+  EXPECT_TRUE(testing::same_values(g, out, 1.0 / 128));
+}
+
 // Negative: a mean over a leading dim is not a norm over trailing dims.
 REWRITE_TEST(
     ModelFusion, LeadingDimMeanIsNotRmsNorm, kModelFusionRules,

@@ -124,10 +124,6 @@ egraph::Id attention_selected(ApplyContext& c) {
   return attention(c, "select");
 }
 
-} // namespace tilesat::rewrites::appliers
-
-namespace tilesat::rewrites::appliers {
-
 egraph::Id rotary_embedding(ApplyContext& c) {
   // ?x ?cos ?sin, the concat's dim, then the begins and ends of the slice negated (the second
   // half of the last dim) and of the other (the first half).

@@ -120,7 +120,8 @@ DimFlow operand_dim_flow(const Graph& g, NodeId op, size_t operand, int64_t d) {
     auto k = normalize_axis(complete_attrs(n.kind, n.attrs).get<int64_t>("dimension"), r.rank());
     return k && *k == d ? mixed() : carried(d);
   }
-  case OpKind::LayerNorm: {
+  case OpKind::LayerNorm:
+  case OpKind::RmsNorm: {
     auto k = normalize_axis(complete_attrs(n.kind, n.attrs).get<int64_t>("axis"), r.rank());
     if (!k || d >= *k) return mixed();
     return operand == 0 ? carried(d) : aligned(s, r, d);
@@ -177,6 +178,10 @@ DimFlow operand_dim_flow(const Graph& g, NodeId op, size_t operand, int64_t d) {
                                                                       : carried(2);
     return operand == 2 ? carried(3) : mixed();
   }
+  case OpKind::RotaryEmbedding:
+    // Each element reads its partner half a row away along the last dim; cos and sin follow x.
+    if (d == r.rank() - 1) return mixed();
+    return operand == 0 ? carried(d) : aligned(s, r, d);
   case OpKind::ConcatenateHeads:
     // [B, H, S, D] -> [B, S, H * D]: blocks of heads are blocks of H * D.
     return d == 0 ? carried(0) : d == 1 ? carried(2) : carried(1);

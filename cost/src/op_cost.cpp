@@ -789,6 +789,18 @@ OpEstimate CostModel::op_impl(OpKind kind, const Attrs& attrs, std::span<const T
         2 * (elt / 2) * passes + elt + 3 * elt * passes + sfpu * sfpu_weight(OpKind::Rsqrt);
     return eltwise(kind, attrs, inputs, output, per_tile, "(mean, var, normalize)");
   }
+  case OpKind::RmsNorm: {
+    // layer_norm without the mean and its subtraction: one reduction (the mean square),
+    // square, rsqrt, normalize and scale.
+    double per_tile = (elt / 2) * passes + 3 * elt * passes + sfpu * sfpu_weight(OpKind::Rsqrt);
+    return eltwise(kind, attrs, inputs, output, per_tile, "(mean square, normalize)");
+  }
+  case OpKind::RotaryEmbedding: {
+    // Elementwise over x, reading cos and sin beside it: x * cos plus the half-row rotated x
+    // (its partner tile through the unpacker again, negated for the first half) times sin.
+    double per_tile = 2 * elt * passes + 2 * elt + sfpu * sfpu_weight(OpKind::Neg);
+    return eltwise(kind, attrs, inputs, output, per_tile, "(x cos + rotate_half(x) sin)");
+  }
   case OpKind::Conv2d: {
     // As a matmul over the unfolded input (im2col): M = N*OH*OW output pixels,
     // K = input channels per group * KH * KW, N = output channels; M does not depend on the

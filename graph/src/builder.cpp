@@ -271,6 +271,10 @@ Value Builder::scaled_dot_product_attention(Value q, Value k, Value v, const Val
   return op(OpKind::Attention, operands, std::move(a));
 }
 
+Value Builder::rotary_embedding(Value x, Value cos, Value sin) {
+  return op(OpKind::RotaryEmbedding, {x, cos, sin}, {});
+}
+
 Value Builder::reduce(OpKind kind, Value x, ReduceOptions o) {
   Attrs a;
   if (!o.dims.empty()) a.set("dim_arg", std::move(o.dims));
@@ -304,6 +308,15 @@ Value Builder::layer_norm(Value x, const Value* scale, const Value* bias, int64_
   if (scale != nullptr) operands.push_back(*scale);
   if (bias != nullptr) operands.push_back(*bias);
   return op(OpKind::LayerNorm, operands, std::move(a));
+}
+
+Value Builder::rms_norm(Value x, const Value* weight, int64_t axis, double epsilon) {
+  Attrs a;
+  if (axis != -1) a.set("axis", axis);
+  if (epsilon != 1e-5) a.set("epsilon", epsilon);
+  std::vector<Value> operands{x};
+  if (weight != nullptr) operands.push_back(*weight);
+  return op(OpKind::RmsNorm, operands, std::move(a));
 }
 
 Value Builder::conv2d(Value x, Value weight, Conv2dOptions o) {

@@ -48,6 +48,13 @@ std::vector<AttrSpec> reduce_attrs() {
           defaulted("keep_dim", AttrKind::Bool, false, "keep reduced dims as extent 1")};
 }
 
+// The attributes of layer_norm and rms_norm; `epsilon_doc` says what epsilon is added to.
+std::vector<AttrSpec> norm_attrs(std::string_view epsilon_doc) {
+  return {defaulted("axis", AttrKind::Int, int64_t{-1},
+                    "the first normalized dim; dims from it to the last are normalized together"),
+          defaulted("epsilon", AttrKind::Float, 1e-5, epsilon_doc)};
+}
+
 // An int list that may be written as one integer (the same value in every position).
 AttrSpec scalar_or_list(std::string_view name, IntList def, std::string_view doc) {
   AttrSpec s = defaulted(name, AttrKind::IntList, std::move(def), doc);
@@ -281,18 +288,14 @@ std::vector<Entry> entries() {
        "exp(x) / sum(exp(x)) along dimension",
        infer_softmax,
        eval_softmax},
-      {OpKind::LayerNorm,
-       1,
-       3,
-       0,
-       {defaulted("axis", AttrKind::Int, int64_t{-1},
-                  "the first normalized dim; dims from it "
-                  "to the last are normalized together"),
-        defaulted("epsilon", AttrKind::Float, 1e-5, "added to the variance")},
+      {OpKind::LayerNorm, 1, 3, 0, norm_attrs("added to the variance"),
        "(x - mean) / sqrt(variance + epsilon) over dims [axis, rank), times an optional scale "
        "(operand 1) plus an optional bias (operand 2), both broadcast over those dims",
-       infer_layer_norm,
-       eval_layer_norm},
+       infer_layer_norm, eval_layer_norm},
+      {OpKind::RmsNorm, 1, 2, 0, norm_attrs("added to the mean square"),
+       "x / sqrt(mean(x^2) + epsilon) over dims [axis, rank), times an optional weight "
+       "(operand 1) broadcast over those dims (ttnn's rms_norm)",
+       infer_rms_norm, eval_rms_norm},
       {OpKind::Conv2d, 2, 3, 0,
        [] {
          std::vector<AttrSpec> a = window_attrs();
@@ -389,6 +392,16 @@ std::vector<Entry> entries() {
        "transformer.scaled_dot_product_attention)",
        infer_attention,
        eval_attention},
+      {OpKind::RotaryEmbedding,
+       3,
+       3,
+       0,
+       {},
+       "x * cos + rotate_half(x) * sin over x [..., seq, head_dim] (head_dim even), cos and sin "
+       "broadcast to x, where rotate_half(x) = concat(-x[..., head_dim/2:], x[..., :head_dim/2]) "
+       "(ttnn's experimental.rotary_embedding, the rotate-half convention)",
+       infer_rotary_embedding,
+       eval_rotary_embedding},
       {OpKind::MeshShard,
        1,
        1,

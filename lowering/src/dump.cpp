@@ -136,6 +136,13 @@ std::string params_str(const fb::Op& op) {
     return fmt::format("axis={} epsilon={}{}{}", l->axis(), l->epsilon(),
                        l->has_scale() ? " scale" : "", l->has_bias() ? " bias" : "");
   }
+  case fb::OpParams::RmsNorm: {
+    const fb::RmsNorm* r = op.params_as_RmsNorm();
+    return fmt::format("axis={} epsilon={}{}", r->axis(), r->epsilon(),
+                       r->has_weight() ? " weight" : "");
+  }
+  case fb::OpParams::RotaryEmbedding:
+    return "";
   case fb::OpParams::Take:
     return fmt::format("dim={}", op.params_as_Take()->dim());
   case fb::OpParams::Attention: {

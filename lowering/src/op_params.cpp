@@ -349,6 +349,9 @@ fb::OpParamsUnion op_params(const Graph& g, NodeId id) {
     u.Set(std::move(p));
     return u;
   }
+  case OpKind::RotaryEmbedding:
+    u.Set(fb::RotaryEmbeddingT{});
+    return u;
   default:
     if (std::optional<fb::OpParamsUnion> nn = nn_params(g, id, attrs)) return std::move(*nn);
     if (std::optional<fb::OpParamsUnion> m = mesh_params(g, id, attrs)) return std::move(*m);

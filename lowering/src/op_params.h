@@ -28,7 +28,7 @@ void set_activation(Params& p, const Graph& g, NodeId id, const Attrs& attrs) {
   }
 }
 
-/// The parameters of conv2d, the pools, layer_norm, take and where (op_params_nn.cpp);
+/// The parameters of conv2d, the pools, layer_norm, rms_norm, take and where (op_params_nn.cpp);
 /// nullopt for other ops. `attrs` holds every default.
 std::optional<fb::OpParamsUnion> nn_params(const Graph& g, NodeId id, const Attrs& attrs);
 

@@ -1,4 +1,4 @@
-// op_params_nn.cpp: the parameters of the network ops: conv2d, max/avg pool, layer_norm,
+// op_params_nn.cpp: the parameters of the network ops: conv2d, max/avg pool, layer_norm, rms_norm,
 // take and where, with axes normalized and the window geometry spelled out per dim.
 #include "op_params.h"
 #include "tilesat/graph/conv_attrs.h"
@@ -71,6 +71,14 @@ std::optional<fb::OpParamsUnion> nn_params(const Graph& g, NodeId id, const Attr
     p.epsilon = attrs.get<double>("epsilon");
     p.has_scale = n.operands.size() >= 2;
     p.has_bias = n.operands.size() == 3;
+    u.Set(std::move(p));
+    return u;
+  }
+  case OpKind::RmsNorm: {
+    fb::RmsNormT p;
+    p.axis = norm_axis(attrs.get<int64_t>("axis"), n.type.shape.rank());
+    p.epsilon = attrs.get<double>("epsilon");
+    p.has_weight = n.operands.size() == 2;
     u.Set(std::move(p));
     return u;
   }

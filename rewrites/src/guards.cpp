@@ -127,6 +127,15 @@ Verdict same_shape(const MatchContext& m) {
   return accept_if(m.tensor(0).type.shape == m.tensor(1).type.shape, "the shapes differ");
 }
 
+Verdict exact_cast(const MatchContext& m) {
+  const egraph::AttrValue& t = m.attr(1);
+  std::optional<DType> d =
+      t.kind() == egraph::AttrValue::Kind::kString ? parse_dtype(t.as_string()) : std::nullopt;
+  const DType x = m.tensor(0).type.dtype;
+  return accept_if(d && (*d == x || (*d == DType::F32 && is_float(x))),
+                   "the cast to that dtype rounds the tensor");
+}
+
 Verdict rank_at_most(const MatchContext& m) {
   std::optional<int64_t> n = m.integer(1);
   return accept_if(n && m.tensor(0).type.shape.rank() <= *n, "the rank is too high");
@@ -255,6 +264,9 @@ const std::vector<GuardDef>& table() {
       {"inner-single-use", {}, "the left side's inner values have one user each", inner_single_use},
       // ?a and ?b have the same shape.
       {"same-shape", {P::Tensor, P::Tensor}, "?a and ?b have equal shapes", same_shape},
+      // Casting ?x to dtype t keeps every value: t is f32 (and ?x a float) or ?x's own dtype
+      // (a computation widened to f32 and cast back).
+      {"exact-cast", {P::Tensor, P::Attr}, "?x cast to dtype t loses nothing", exact_cast},
       // ?x has rank at most n (device eltwise kernels take tensors of rank <= 4).
       {"rank-at-most", {P::Tensor, P::Attr}, "rank(?x) <= n", rank_at_most},
       // The matched value is big (the rule-file threshold of the splitting rules).

@@ -110,6 +110,9 @@ void dispatch(OpContext& ctx) {
   case fb::OpParams::Attention:
     detail::run_attention(ctx);
     break;
+  case fb::OpParams::RotaryEmbedding:
+    detail::run_rotary_embedding(ctx);
+    break;
   case fb::OpParams::StridedCopy:
     detail::run_strided_copy(ctx);
     break;
@@ -134,6 +137,9 @@ void dispatch(OpContext& ctx) {
     break;
   case fb::OpParams::LayerNorm:
     detail::run_layer_norm(ctx);
+    break;
+  case fb::OpParams::RmsNorm:
+    detail::run_rms_norm(ctx);
     break;
   case fb::OpParams::Take:
     detail::run_take(ctx);

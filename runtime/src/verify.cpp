@@ -391,6 +391,19 @@ struct Checker {
         right_aligned(tensor_shape(in[3]), Shape{q[0], q[1], q[2], k[2]}, where + ".inputs[3]");
       return 1;
     }
+    case fb::OpParams::RotaryEmbedding: {
+      arity(3, 3);
+      same_shape("rotary_embedding");
+      require(o.size() >= 2 && o.back() % 2 == 0, where,
+              "expected a result [..., seq, head_dim] with an even head_dim");
+      for (size_t i = 1; i < 3; ++i) {
+        const Shape& t = tensor_shape(in[i]);
+        std::string at = fmt::format("{}.inputs[{}]", where, i);
+        require(!t.empty() && t.back() == o.back(), at, "expected the operand's head_dim");
+        right_aligned(t, o, at);
+      }
+      return 1;
+    }
     case fb::OpParams::StridedCopy: {
       arity(1, 1);
       const fb::StridedCopy* c = op.params_as_StridedCopy();

@@ -1,4 +1,4 @@
-// verify_nn.cpp: parameter checks of conv2d, pool2d, layer_norm, take and where.
+// verify_nn.cpp: parameter checks of conv2d, pool2d, layer_norm, rms_norm, take and where.
 #include "verify_nn.h"
 
 #include "tilesat/graph/window.h"
@@ -112,27 +112,40 @@ void pool2d(const fb::Pool2d& p, std::span<const Dims> in, const Dims& out) {
   result_shape(result_of(p.flat(), x[0], x[1], oh, ow), out, "pool2d");
 }
 
-void layer_norm(const fb::LayerNorm& p, std::span<const Dims> in, const Dims& out) {
-  arity(in, 1, 3);
+// The checks layer_norm and rms_norm share: `axis` a dim of the input, a non-negative
+// `epsilon`, `params` inputs after the first (`flags` names the fields that say so), each
+// broadcasting right-aligned over the normalized dims [axis, rank).
+void norm(const char* name, int64_t axis, double epsilon, size_t params, const std::string& flags,
+          std::span<const Dims> in, const Dims& out) {
   const Dims& x = in[0];
-  require(!x.empty() && p.axis() >= 0 && p.axis() < static_cast<int64_t>(x.size()), ".params.axis",
-          fmt::format("expected a dim of the rank-{} input, got {}", x.size(), p.axis()));
-  require(p.epsilon() >= 0.0, ".params.epsilon",
-          fmt::format("expected a non-negative epsilon, got {}", p.epsilon()));
-  require(!p.has_bias() || p.has_scale(), ".params", "expected a bias only with a scale");
-  size_t want = 1 + (p.has_scale() ? 1 : 0) + (p.has_bias() ? 1 : 0);
-  require(in.size() == want, ".inputs",
-          fmt::format("expected {} inputs (has_scale {}, has_bias {}), got {}", want, p.has_scale(),
-                      p.has_bias(), in.size()));
-  Dims norm(x.begin() + p.axis(), x.end());
+  require(!x.empty() && axis >= 0 && axis < static_cast<int64_t>(x.size()), ".params.axis",
+          fmt::format("expected a dim of the rank-{} input, got {}", x.size(), axis));
+  require(epsilon >= 0.0, ".params.epsilon",
+          fmt::format("expected a non-negative epsilon, got {}", epsilon));
+  require(in.size() == 1 + params, ".inputs",
+          fmt::format("expected {} inputs ({}), got {}", 1 + params, flags, in.size()));
+  Dims normalized(x.begin() + axis, x.end());
   for (size_t i = 1; i < in.size(); ++i) {
-    require(in[i].size() <= norm.size(), fmt::format(".inputs[{}]", i),
-            fmt::format("expected at most the {} normalized dims", norm.size()));
+    require(in[i].size() <= normalized.size(), fmt::format(".inputs[{}]", i),
+            fmt::format("expected at most the {} normalized dims", normalized.size()));
     std::optional<std::string> e =
-        dims_map_error(in[i], norm, right_aligned_map(in[i].size(), norm.size()));
+        dims_map_error(in[i], normalized, right_aligned_map(in[i].size(), normalized.size()));
     require(!e, fmt::format(".inputs[{}]", i), e.value_or(""));
   }
-  result_shape(x, out, "layer_norm");
+  result_shape(x, out, name);
+}
+
+void layer_norm(const fb::LayerNorm& p, std::span<const Dims> in, const Dims& out) {
+  arity(in, 1, 3);
+  require(!p.has_bias() || p.has_scale(), ".params", "expected a bias only with a scale");
+  norm("layer_norm", p.axis(), p.epsilon(), (p.has_scale() ? 1 : 0) + (p.has_bias() ? 1 : 0),
+       fmt::format("has_scale {}, has_bias {}", p.has_scale(), p.has_bias()), in, out);
+}
+
+void rms_norm(const fb::RmsNorm& p, std::span<const Dims> in, const Dims& out) {
+  arity(in, 1, 2);
+  norm("rms_norm", p.axis(), p.epsilon(), p.has_weight() ? 1 : 0,
+       fmt::format("has_weight {}", p.has_weight()), in, out);
 }
 
 void take(const fb::Take& p, std::span<const Dims> in, std::span<const fb::DType> dtypes,
@@ -195,6 +208,7 @@ bool is_nn_op(const fb::Op& op) {
   case fb::OpParams::Conv2d:
   case fb::OpParams::Pool2d:
   case fb::OpParams::LayerNorm:
+  case fb::OpParams::RmsNorm:
   case fb::OpParams::Take:
   case fb::OpParams::Where:
     return true;
@@ -212,6 +226,8 @@ void check_nn_params(const fb::Op& op, std::span<const Dims> in, std::span<const
     return pool2d(*op.params_as_Pool2d(), in, out);
   case fb::OpParams::LayerNorm:
     return layer_norm(*op.params_as_LayerNorm(), in, out);
+  case fb::OpParams::RmsNorm:
+    return rms_norm(*op.params_as_RmsNorm(), in, out);
   case fb::OpParams::Take:
     return take(*op.params_as_Take(), in, dtypes, out);
   case fb::OpParams::Where:

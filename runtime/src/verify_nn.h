@@ -1,5 +1,5 @@
 // verify_nn.h: the program checks of the network ops' parameters (conv2d, pool2d,
-// layer_norm, take, where) against their tensors, and the broadcast-map check they share
+// layer_norm, rms_norm, take, where) against their tensors, and the broadcast-map check they share
 // with the verifier of the other ops.
 //
 //   try { check_nn_params(op, in_shapes, in_dtypes, out_shape); }

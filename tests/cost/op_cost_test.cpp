@@ -163,6 +163,44 @@ TEST(OpCost, AttentionBeatsItsDecomposition) {
             4 * fused.cost.compute_us);
 }
 
+// rms_norm does layer_norm's work but the mean and its subtraction, in one launch: cheaper
+// than layer_norm and than its decomposition (square, mean, then the fused normalization).
+TEST(OpCost, RmsNormBeatsItsDecomposition) {
+  CostModel m(load_device("wormhole_b0"));
+  TensorType x = f32({1, 128, 2048}), w = f32({2048}), row = f32({1, 128, 1});
+  std::vector<TensorUse> xw{{x, l1()}, {w, l1()}}, xs{{x, l1()}}, rows{{row, l1()}};
+  std::vector<TensorUse> xx{{x, l1()}, {x, l1()}}, xr{{x, l1()}, {row, l1()}};
+  OpEstimate fused = m.op(OpKind::RmsNorm, {}, xw, {x, l1()});
+  EXPECT_LT(fused.us, m.op(OpKind::LayerNorm, {}, xw, {x, l1()}).us);
+  EXPECT_LT(fused.cost.compute_us, m.op(OpKind::LayerNorm, {}, xw, {x, l1()}).cost.compute_us);
+  double parts =
+      m.op(OpKind::Multiply, {}, xx, {x, l1()}).us + m.op(OpKind::Mean, {}, xs, {row, l1()}).us +
+      m.op(OpKind::Rsqrt, {}, rows, {row, l1()}).us + m.op(OpKind::Multiply, {}, xr, {x, l1()}).us +
+      m.op(OpKind::Multiply, {}, xw, {x, l1()}).us;
+  EXPECT_LT(fused.us, parts);
+  EXPECT_THAT(fused.cost.detail, ::testing::HasSubstr("(mean square, normalize)"));
+}
+
+// The rotary embedding is one elementwise pass over x reading cos and sin: cheaper than its
+// slices, neg, concat, two products and the sum.
+TEST(OpCost, RotaryEmbeddingBeatsItsDecomposition) {
+  CostModel m(load_device("wormhole_b0"));
+  TensorType x = f32({1, 32, 128, 64}), cs = f32({1, 1, 128, 64}), half = f32({1, 32, 128, 32});
+  std::vector<TensorUse> in{{x, l1()}, {cs, l1()}, {cs, l1()}};
+  OpEstimate fused = m.op(OpKind::RotaryEmbedding, {}, in, {x, l1()});
+  std::vector<TensorUse> xs{{x, l1()}}, halves{{half, l1()}}, both{{half, l1()}, {half, l1()}};
+  std::vector<TensorUse> by{{x, l1()}, {cs, l1()}}, sum{{x, l1()}, {x, l1()}};
+  double parts = 2 * m.op(OpKind::Slice, {}, xs, {half, l1()}).us +
+                 m.op(OpKind::Neg, {}, halves, {half, l1()}).us +
+                 m.op(OpKind::Concat, {}, both, {x, l1()}).us +
+                 2 * m.op(OpKind::Multiply, {}, by, {x, l1()}).us +
+                 m.op(OpKind::Add, {}, sum, {x, l1()}).us;
+  EXPECT_LT(fused.us, parts);
+  // More than a product (it reads three tensors and does two), less than the whole chain.
+  EXPECT_GT(fused.cost.compute_us, m.op(OpKind::Multiply, {}, by, {x, l1()}).cost.compute_us);
+  EXPECT_THAT(fused.cost.detail, ::testing::HasSubstr("rotate_half"));
+}
+
 TEST(OpCost, ToLayout) {
   CostModel m(load_device("wormhole_b0"));
   TensorType t = f32({32, 128});

@@ -13,6 +13,7 @@
 namespace tilesat::cost {
 namespace {
 
+using ::testing::ContainsRegex;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -143,6 +144,21 @@ TEST(TtnnEmit, ThreeHeadSplitsOfOneProjectionAreOneTtnnOp) {
   EXPECT_THAT(text, HasSubstr(", %1#2)"));
   EXPECT_THAT(text, HasSubstr("\"ttnn.concatenate_heads\""));
   EXPECT_THAT(text, Not(HasSubstr("ttnn.split_heads")));
+}
+
+// tt-mlir's TTNN dialect names the transformer ops of a Llama layer as tilesat does:
+// ttnn.rms_norm (ttnn.rms_norm in Python) and ttnn.rotary_embedding
+// (ttnn.experimental.rotary_embedding), with their operands in order.
+TEST(TtnnEmit, RmsNormAndRotaryEmbeddingKeepTheirNames) {
+  Graph g("llama");
+  Builder b(g);
+  Value x = b.input("x", {1, 64, 128}), w = b.input("w", {128});
+  Value cos = b.input("cos", {64, 32}), sin = b.input("sin", {64, 32});
+  Value heads = b.reshape(b.rms_norm(x, &w, -1, 1e-6), {1, 64, 4, 32});
+  b.output(b.rotary_embedding(b.transpose(heads, 1, 2), cos, sin));
+  std::string text = emit_ttnn(plan_of(g));
+  EXPECT_THAT(text, HasSubstr("\"ttnn.rms_norm\"(%0, %1) <{epsilon = 1.000000e-06 : f32}>"));
+  EXPECT_THAT(text, ContainsRegex("\"ttnn.rotary_embedding\"\\(%[0-9]+, %[0-9]+, %[0-9]+\\) :"));
 }
 
 TEST(TtnnEmit, ModulesShareOneSetOfAliases) {

@@ -98,6 +98,11 @@ TEST(Builder, OneMethodPerOp) {
       b.scaled_dot_product_attention(h, h, h, &m, {.mask_kind = "select", .mask_fill = -1e4}).id);
   EXPECT_EQ(masked.operands.size(), 4u);
   EXPECT_EQ(masked.attrs.get<std::string>("mask_kind"), "select");
+  Value cs = b.input("cs", {4, 6});
+  const Node& rope = g.node(b.rotary_embedding(h, cs, cs).id);
+  EXPECT_EQ(rope.kind, OpKind::RotaryEmbedding);
+  EXPECT_EQ(type(b.rotary_embedding(h, cs, cs)), (Shape{1, 2, 4, 6}));
+  EXPECT_EQ(g.node(b.rms_norm(h, nullptr, -1, 1e-6).id).attrs.get<double>("epsilon"), 1e-6);
   EXPECT_EQ(type(b.mean(x, {.dims = {0}})), (Shape{4}));
   EXPECT_EQ(type(b.max(x, {.keep_dim = true})), (Shape{1, 1}));
   EXPECT_EQ(g.node(b.softmax(x, 0).id).attrs.get<int64_t>("dimension"), 0);

@@ -272,6 +272,19 @@ TEST(Interpreter, ScaledDotProductAttention) {
   EXPECT_NEAR(added.data()[0], 6, 1e-5);
 }
 
+TEST(Interpreter, RotaryEmbedding) {
+  // One position of head_dim 4: rotate_half([1, 2, 3, 4]) = [-3, -4, 1, 2]; cos and sin
+  // broadcast over the two heads.
+  Tensor x = T({2, 1, 4}, {1, 2, 3, 4, 5, 6, 7, 8});
+  Tensor cos = T({1, 4}, {1, 0, 0.5f, 2}), sin = T({1, 4}, {0, 1, 2, -1});
+  Tensor y = run({x, cos, sin}, [](Builder& b, std::vector<Value> a) {
+    return b.rotary_embedding(a[0], a[1], a[2]);
+  });
+  EXPECT_EQ(y.shape(), (Shape{2, 1, 4}));
+  // [1*1 + -3*0, 2*0 + -4*1, 3*0.5 + 1*2, 4*2 + 2*-1] and the same for [5, 6, 7, 8].
+  EXPECT_THAT(y.data(), ElementsAre(1, -4, 3.5f, 6, 5, -8, 13.5f, 10));
+}
+
 TEST(Interpreter, DataMovement) {
   Tensor m = T({2, 3}, {1, 2, 3, 4, 5, 6});
   Tensor t = run1(m, [](Builder& b, Value x) { return b.transpose(x, 1, 0); });

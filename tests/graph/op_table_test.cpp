@@ -420,6 +420,36 @@ TEST(Infer, Attention) {
             "\"select\", got \"mul\"");
 }
 
+TEST(Infer, RotaryEmbedding) {
+  // cos and sin [1, 1, S, D] broadcast over batch and heads.
+  EXPECT_EQ(
+      infer(OpKind::RotaryEmbedding, {f32({2, 8, 10, 64}), f32({1, 1, 10, 64}), f32({10, 64})}),
+      f32({2, 8, 10, 64}));
+  EXPECT_EQ(
+      infer_error(OpKind::RotaryEmbedding, {f32({2, 8, 10, 63}), f32({10, 63}), f32({10, 63})}),
+      "'ttir.rotary_embedding' %3: expected an even head_dim, got 63");
+  EXPECT_EQ(infer_error(OpKind::RotaryEmbedding, {f32({64}), f32({64}), f32({64})}),
+            "'ttir.rotary_embedding' %3: expected an operand of rank >= 2 [..., seq, head_dim], "
+            "got 64");
+  EXPECT_EQ(
+      infer_error(OpKind::RotaryEmbedding, {f32({2, 8, 10, 64}), f32({10, 1}), f32({10, 64})}),
+      "'ttir.rotary_embedding' %3: expected cos [..., seq, 64] that broadcasts to the "
+      "operand 2x8x10x64, got 10x1");
+  EXPECT_EQ(infer_error(OpKind::RotaryEmbedding,
+                        {f32({2, 8, 10, 64}), f32({10, 64}), f32({3, 8, 10, 64})}),
+            "'ttir.rotary_embedding' %3: expected sin [..., seq, 64] that broadcasts to the "
+            "operand 2x8x10x64, got 3x8x10x64");
+}
+
+TEST(Infer, RmsNorm) {
+  EXPECT_EQ(infer(OpKind::RmsNorm, {f32({1, 128, 256}), f32({256})}), f32({1, 128, 256}));
+  EXPECT_EQ(infer(OpKind::RmsNorm, {f32({1, 128, 256})}, attrs({{"axis", int64_t{1}}})),
+            f32({1, 128, 256}));
+  EXPECT_EQ(infer_error(OpKind::RmsNorm, {f32({1, 128, 256}), f32({128})}),
+            "'ttir.rms_norm' %2: expected a weight that broadcasts to the normalized shape 256, "
+            "got 128");
+}
+
 TEST(Infer, Typecast) {
   EXPECT_EQ(infer(OpKind::Typecast, {f32({2, 3})}, attrs({{"dtype", DType::BF16}})), bf16({2, 3}));
   EXPECT_EQ(infer_error(OpKind::Typecast, {f32({2})}),

@@ -91,6 +91,47 @@ TEST(LayerNorm, AttributesAndErrors) {
             "'ttir.layer_norm': expected a scale when a bias is given, got none");
 }
 
+TEST(RmsNorm, Values) {
+  // Mean square 7.5: x / sqrt(7.5), then times the weight.
+  Tensor x = T({1, 4}, {1, 2, 3, 4});
+  Tensor y = eval1({x}, [](Builder& b, auto v) { return b.rms_norm(v[0], nullptr, -1, 0.0); });
+  EXPECT_THAT(y.data(),
+              Pointwise(FloatNear(1e-6), {0.3651484f, 0.7302967f, 1.0954451f, 1.4605935f}));
+  Tensor yw = eval1({x, T({4}, {1, 2, 0, -1})},
+                    [](Builder& b, auto v) { return b.rms_norm(v[0], &v[1], -1, 0.0); });
+  EXPECT_THAT(yw.data(), Pointwise(FloatNear(1e-6), {0.3651484f, 1.4605935f, 0.0f, -1.4605935f}));
+  // axis 0 normalizes the whole 2x2 tensor (mean square 7.5); epsilon 0.5 makes it 8.
+  Tensor all = eval1({T({2, 2}, {1, 2, 3, 4})},
+                     [](Builder& b, auto v) { return b.rms_norm(v[0], nullptr, 0, 0.5); });
+  EXPECT_THAT(all.data(),
+              Pointwise(FloatNear(1e-6), {0.3535534f, 0.7071068f, 1.0606602f, 1.4142135f}));
+}
+
+TEST(RmsNorm, AttributesAndErrors) {
+  Graph g;
+  Builder b(g);
+  Value x = b.input("x", {2, 8});
+  Value w = b.weight("w", {8});
+  const Node& n = g.node(b.rms_norm(x, &w).id);
+  EXPECT_EQ(n.kind, OpKind::RmsNorm);
+  EXPECT_TRUE(n.attrs.empty()); // defaults are not written
+  EXPECT_EQ(g.node(b.rms_norm(x, nullptr, 0, 1e-6).id).attrs.get<double>("epsilon"), 1e-6);
+  EXPECT_EQ(error_of([](Builder& bb) {
+              Value v = bb.weight("w", {4});
+              bb.rms_norm(bb.input("x", {2, 8}), &v);
+            }),
+            "'ttir.rms_norm' %2: expected a weight that broadcasts to the normalized shape 8, "
+            "got 4");
+  EXPECT_EQ(error_of([](Builder& bb) {
+              bb.rms_norm(bb.input("x", {2, 8}), nullptr, 2);
+            }),
+            "'ttir.rms_norm' %1: expected 'axis' in [-2, 2), got 2");
+  EXPECT_EQ(error_of([](Builder& bb) {
+              bb.rms_norm(bb.input("x", {2, 8}), nullptr, -1, -1.0);
+            }),
+            "'ttir.rms_norm' %1: expected a non-negative 'epsilon', got -1");
+}
+
 TEST(ErfPow, Values) {
   Tensor e = eval1({T({3}, {0, 1, -0.5f})}, [](Builder& b, auto v) { return b.erf(v[0]); });
   EXPECT_THAT(e.data(), Pointwise(FloatNear(1e-6), {0.0f, 0.8427008f, -0.5204999f}));

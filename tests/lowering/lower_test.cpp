@@ -111,7 +111,7 @@ TEST(Lower, OpsWithoutKernelsAreNamed) {
   }
 }
 
-// conv2d, the pools, layer_norm, take, where and the comparisons lower to their parameter
+// conv2d, the pools, layer_norm, rms_norm, take, where and the comparisons lower to their parameter
 // tables with axes normalized, and the dump shows them.
 TEST(Lower, NetworkOpsHaveTheirParameters) {
   Graph g;
@@ -130,6 +130,7 @@ TEST(Lower, NetworkOpsHaveTheirParameters) {
   b.output(b.layer_norm(h, &scale, &shift, -1, 1e-6));
   b.output(b.take(h, b.input("ids", {3}, DType::I32), -1));
   b.output(b.where(b.less(h, scale), h, shift));
+  b.output(b.rms_norm(h, &scale, -1, 1e-6));
   fb::ProgramT p = lower_to_object(plan_for(g), test_device(1, 1));
   std::map<std::string, const fb::OpT*> by_kind;
   for (const auto& op : p.ops) by_kind[op->kind] = op.get();
@@ -157,6 +158,10 @@ TEST(Lower, NetworkOpsHaveTheirParameters) {
   EXPECT_EQ(ln->axis, 2);
   EXPECT_DOUBLE_EQ(ln->epsilon, 1e-6);
   EXPECT_TRUE(ln->has_scale && ln->has_bias);
+  const fb::RmsNormT* rms = by_kind.at("rms_norm")->params.AsRmsNorm();
+  ASSERT_NE(rms, nullptr);
+  EXPECT_EQ(rms->axis, 2);
+  EXPECT_TRUE(rms->has_weight);
   ASSERT_NE(by_kind.at("take")->params.AsTake(), nullptr);
   EXPECT_EQ(by_kind.at("take")->params.AsTake()->dim, 2);
   EXPECT_NE(by_kind.at("where")->params.AsWhere(), nullptr);
@@ -172,6 +177,7 @@ TEST(Lower, NetworkOpsHaveTheirParameters) {
   EXPECT_THAT(text, HasSubstr("Avg kernel=3x3 stride=1x1 padding=[1,1,1,1] dilation=1x1 "
                               "count_include_pad"));
   EXPECT_THAT(text, HasSubstr("axis=2 epsilon=1e-06 scale bias"));
+  EXPECT_THAT(text, HasSubstr("axis=2 epsilon=1e-06 weight"));
   EXPECT_THAT(text, HasSubstr("take(t13, t17) dim=2"));
   EXPECT_THAT(text, HasSubstr("Less lhs_dims=[0,1,2] rhs_dims=[2]"));
 }

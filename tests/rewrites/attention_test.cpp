@@ -1,6 +1,7 @@
 // Tests of rules/attention.rules: the head moves of multi-head attention, as torch exports
-// them, become split_heads and concatenate_heads, and softmax(q k^T / s + mask) v one
-// scaled_dot_product_attention; REWRITE_TEST also compares the rewritten graph with the source
+// them, become split_heads and concatenate_heads, softmax(q k^T / s + mask) v one
+// scaled_dot_product_attention, and Llama's rotate-half rotary embedding one
+// rotary_embedding; REWRITE_TEST also compares the rewritten graph with the source
 // on random inputs (the soundness evidence of the attention rules, which Z3 cannot encode).
 #include "rewrite_test_support.h"
 
@@ -106,6 +107,52 @@ REWRITE_TEST(
       b.output(b.reshape(b.permute(b.input("x", {1, 2, 8, 4}), {0, 3, 1, 2}), {1, 4, 16}));
     },
     "permute reshape")
+
+// Hugging Face's apply_rotary_pos_emb as torch exports it: x * cos + rotate_half(x) * sin with
+// rotate_half(x) = cat(-x[..., D/2:], x[..., :D/2]), on inputs x (shape `xs`) and cos and sin
+// (shape `cs`); the negated slice is [nb, ne), the other [kb, ke) (as given: negative bounds
+// count from the end).
+using Bounds = std::vector<int64_t>;
+void rotary_parts(Builder& b, const Shape& xs, const Shape& cs, const Bounds& nb, const Bounds& ne,
+                  const Bounds& kb, const Bounds& ke) {
+  Value x = b.input("x", xs), cos = b.input("cos", cs), sin = b.input("sin", cs);
+  Value rotated = b.concat({b.neg(b.slice(x, nb, ne)), b.slice(x, kb, ke)}, -1);
+  b.output(b.add(b.multiply(x, cos), b.multiply(rotated, sin)));
+}
+
+// The Llama layers' form: cos and sin [1, 1, S, D] broadcast over batch and heads.
+REWRITE_TEST(
+    Attention, RotaryEmbeddingIsOneOp, kAttention,
+    [](Builder& b) {
+      rotary_parts(b, {2, 3, 5, 8}, {1, 1, 5, 8}, {0, 0, 0, 4}, {2, 3, 5, 8}, {0, 0, 0, 0},
+                   {2, 3, 5, 4});
+    },
+    "rotary_embedding")
+
+// The same with the halves' bounds counted from the end and cos, sin of the whole shape.
+REWRITE_TEST(
+    Attention, RotaryEmbeddingWithNegativeBounds, kAttention,
+    [](Builder& b) {
+      rotary_parts(b, {4, 6}, {4, 6}, {0, -3}, {4, 6}, {0, 0}, {4, -3});
+    },
+    "rotary_embedding")
+
+// Negative: the first half negated (cat(-x[..., :D/2], x[..., D/2:])) is not rotate_half.
+REWRITE_TEST(
+    Attention, FirstHalfNegatedStays, kAttention,
+    [](Builder& b) {
+      rotary_parts(b, {3, 8}, {3, 8}, {0, 0}, {3, 4}, {0, 4}, {3, 8});
+    },
+    "multiply slice neg slice concat multiply add")
+
+// Negative: cos of more elements than x (x broadcast up by the product) is no rotary
+// embedding of x.
+REWRITE_TEST(
+    Attention, CosLargerThanXStays, kAttention,
+    [](Builder& b) {
+      rotary_parts(b, {1, 5, 8}, {2, 5, 8}, {0, 0, 4}, {1, 5, 8}, {0, 0, 0}, {1, 5, 4});
+    },
+    "multiply slice neg slice concat multiply add")
 
 } // namespace
 } // namespace tilesat::rewrites

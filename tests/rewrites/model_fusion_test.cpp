@@ -130,6 +130,115 @@ REWRITE_TEST(
     },
     "layer_norm multiply add")
 
+// Llama's RMSNorm, x * rsqrt(mean(x^2) + eps) * weight, with rsqrt as exporters write it.
+enum class Rsqrt { OneOverSqrt, Reciprocal, Rsqrt, Divide };
+Value rms_norm_parts(Builder& b, Value x, Rsqrt form, bool square = false,
+                     std::vector<int64_t> dims = {-1}) {
+  Value sq = square ? b.multiply(x, x) : b.pow(x, b.scalar(2));
+  Value ms = b.add(b.mean(sq, {dims, true}), b.scalar(1e-5));
+  switch (form) {
+  case Rsqrt::OneOverSqrt:
+    return b.multiply(x, b.divide(b.scalar(1), b.sqrt(ms)));
+  case Rsqrt::Reciprocal:
+    return b.multiply(x, b.reciprocal(b.sqrt(ms)));
+  case Rsqrt::Rsqrt:
+    return b.multiply(x, b.rsqrt(ms));
+  case Rsqrt::Divide:
+    break;
+  }
+  return b.divide(x, b.sqrt(ms));
+}
+
+// The form the ONNX importer gives a Llama layer: 1 / sqrt, the weight after.
+REWRITE_TEST(
+    ModelFusion, RmsNormFromOneOverSqrt, kModelFusionRules,
+    [](Builder& b) {
+      Value x = b.input("x", {2, 4, 8});
+      b.output(b.multiply(rms_norm_parts(b, x, Rsqrt::OneOverSqrt), b.weight("w", {8})));
+    },
+    "rms_norm")
+
+// Hugging Face writes the weight first.
+REWRITE_TEST(
+    ModelFusion, RmsNormFromRsqrtWeightFirst, kModelFusionRules,
+    [](Builder& b) {
+      Value x = b.input("x", {2, 4, 8});
+      b.output(b.multiply(b.weight("w", {8}), rms_norm_parts(b, x, Rsqrt::Rsqrt)));
+    },
+    "rms_norm")
+
+REWRITE_TEST(
+    ModelFusion, RmsNormFromReciprocalOverTwoDims, kModelFusionRules,
+    [](Builder& b) {
+      b.output(rms_norm_parts(b, b.input("x", {2, 4, 8}), Rsqrt::Reciprocal, false, {1, 2}));
+    },
+    "rms_norm")
+
+REWRITE_TEST(
+    ModelFusion, RmsNormFromDivideOfSquare, kModelFusionRules,
+    [](Builder& b) {
+      b.output(rms_norm_parts(b, b.input("x", {3, 5, 6}), Rsqrt::Divide));
+    },
+    "rms_norm")
+
+REWRITE_TEST(
+    ModelFusion, RmsNormFromSquareRsqrt, kModelFusionRules,
+    [](Builder& b) {
+      b.output(rms_norm_parts(b, b.input("x", {3, 6}), Rsqrt::Rsqrt, true));
+    },
+    "rms_norm")
+
+REWRITE_TEST(
+    ModelFusion, RmsNormFromSquareOneOverSqrt, kModelFusionRules,
+    [](Builder& b) {
+      b.output(rms_norm_parts(b, b.input("x", {4, 6}), Rsqrt::OneOverSqrt, true));
+    },
+    "rms_norm")
+
+// Hugging Face's LlamaRMSNorm on bf16: the norm in f32, cast back, then the weight. The fused
+// norm rounds once where the source rounds twice (after the cast and after the weight): equal
+// within one bf16 step.
+TEST(ModelFusion, RmsNormThroughF32Casts) {
+  Graph g;
+  Builder b(g);
+  Value x = b.input("x", {2, 4, 8}, DType::BF16);
+  Value wide = b.typecast(x, DType::F32);
+  Value narrow = b.typecast(rms_norm_parts(b, wide, Rsqrt::Rsqrt), DType::BF16);
+  b.output(b.multiply(b.weight("w", {8}, DType::BF16), narrow));
+  Graph out = testing::optimize_with(g, kModelFusionRules);
+  EXPECT_EQ(testing::op_list(out), "rms_norm");
+  EXPECT_TRUE(testing::same_values(g, out, 1.0 / 128));
+}
+
+// Negative: a norm computed in bf16 on an f32 tensor rounds it first; the casts stay (the
+// fused bf16 norm rounds once where the decomposition rounds at each step).
+TEST(ModelFusion, RoundingCastStaysAroundRmsNorm) {
+  Graph g;
+  Builder b(g);
+  Value narrow = b.typecast(b.input("x", {2, 4, 8}), DType::BF16);
+  b.output(b.typecast(rms_norm_parts(b, narrow, Rsqrt::Rsqrt), DType::F32));
+  Graph out = testing::optimize_with(g, kModelFusionRules);
+  EXPECT_EQ(testing::op_list(out), "typecast rms_norm typecast");
+  EXPECT_TRUE(testing::same_values(g, out, 1.0 / 128));
+}
+
+// Negative: a mean over a leading dim is not a norm over trailing dims.
+REWRITE_TEST(
+    ModelFusion, LeadingDimMeanIsNotRmsNorm, kModelFusionRules,
+    [](Builder& b) {
+      b.output(rms_norm_parts(b, b.input("x", {2, 4, 8}), Rsqrt::Rsqrt, false, {0}));
+    },
+    "constant pow mean constant add rsqrt multiply")
+
+// Negative: a weight over the whole tensor shape does not broadcast to the normalized dims.
+REWRITE_TEST(
+    ModelFusion, FullShapeWeightStaysOutsideRmsNorm, kModelFusionRules,
+    [](Builder& b) {
+      Value x = b.input("x", {2, 8});
+      b.output(b.multiply(rms_norm_parts(b, x, Rsqrt::Rsqrt), b.weight("w", {2, 8})));
+    },
+    "rms_norm multiply")
+
 REWRITE_TEST(
     ModelFusion, ConvBiasChannelsFirst, kModelFusionRules,
     [](Builder& b) {

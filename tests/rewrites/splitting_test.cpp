@@ -73,7 +73,7 @@ TEST(Splitting, MatmulByRowsColumnsAndInnerDim) {
   expect_split(mm(8, 256, 8), OpKind::Add, "split-matmul-inner"); // partial products added
 }
 
-TEST(Splitting, LinearConv2dSoftmaxAndLayerNorm) {
+TEST(Splitting, LinearConv2dSoftmaxAndNorms) {
   auto linear = [](Builder& b) {
     b.output(b.linear(b.input("a", {64, 32}), b.input("w", {32, 64}), b.input("c", {64})));
   };
@@ -95,6 +95,12 @@ TEST(Splitting, LinearConv2dSoftmaxAndLayerNorm) {
         b.output(b.layer_norm(b.input("x", {64, 16}), &s, &t, -1, 1e-5));
       },
       OpKind::Concat, "split-layer-norm-rows");
+  expect_split(
+      [](Builder& b) {
+        Value w = b.input("w", {16});
+        b.output(b.rms_norm(b.input("x", {64, 16}), &w));
+      },
+      OpKind::Concat, "split-rms-norm-rows");
 }
 
 TEST(Splitting, NotAmongTheDefaultRuleSets) {

@@ -137,6 +137,19 @@ TEST_P(Kernels, ScaledDotProductAttention) {
   check(g, GetParam());
 }
 
+TEST_P(Kernels, RotaryEmbedding) {
+  Graph g;
+  Builder b(g);
+  // 3 heads of 37 positions, head_dim 22 (halves of 11, neither a tile); cos and sin per
+  // position, broadcast over batch and heads, or whole.
+  Value x = b.input("x", {2, 3, 37, 22});
+  Value cos = b.input("cos", {1, 1, 37, 22}), sin = b.input("sin", {37, 22});
+  b.output(b.rotary_embedding(x, cos, sin));
+  Value full = b.input("full", {2, 3, 37, 22});
+  b.output(b.rotary_embedding(x, full, full));
+  check(g, GetParam());
+}
+
 INSTANTIATE_TEST_SUITE_P(Grids, Kernels, testing::all_cases(), testing::param_name);
 
 } // namespace

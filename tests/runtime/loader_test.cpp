@@ -135,8 +135,8 @@ TEST(Loader, DeviceAndShapeMismatches) {
   EXPECT_THAT(error_of(pack(p)), HasSubstr("expected a tensor defined before the op runs"));
 }
 
-// A program with every network op: conv2d + relu, max pool, avg pool, layer_norm, take, where
-// and a comparison.
+// A program with every network op: conv2d + relu, max pool, avg pool, layer_norm, rms_norm,
+// take, where, a comparison and the transformer ops.
 std::vector<uint8_t> nn_bytes() {
   Graph g;
   Builder b(g);
@@ -148,6 +148,8 @@ std::vector<uint8_t> nn_bytes() {
   Value h = b.input("h", {2, 5, 16});
   Value scale = b.input("scale", {16});
   b.output(b.layer_norm(h, &scale, &scale));
+  b.output(b.rms_norm(h, &scale));
+  b.output(b.rotary_embedding(h, scale, scale));
   b.output(b.take(h, b.input("ids", {3}, DType::I32), 1));
   b.output(b.where(b.less(h, scale), h, scale));
   b.output(b.concatenate_heads(b.split_heads(b.input("qkv", {1, 5, 12}), 2, 3, 1)));
@@ -216,6 +218,12 @@ TEST(Loader, NetworkOpsLoadAndDamagedParametersAreNamed) {
   EXPECT_THAT(
       damaged("layer_norm", [](fb::OpT& op) { op.params.AsLayerNorm()->has_scale = false; }),
       HasSubstr("expected a bias only with a scale"));
+  EXPECT_THAT(damaged("rms_norm", [](fb::OpT& op) { op.params.AsRmsNorm()->has_weight = false; }),
+              HasSubstr(".inputs: expected 1 inputs (has_weight false), got 2"));
+  EXPECT_THAT(damaged("rms_norm", [](fb::OpT& op) { op.params.AsRmsNorm()->axis = -1; }),
+              HasSubstr(".params.axis: expected a dim of the rank-3 input, got -1"));
+  EXPECT_THAT(damaged("rotary_embedding", [](fb::OpT& op) { op.inputs.resize(2); }),
+              HasSubstr(".inputs: expected 3..3 inputs, got 2"));
   EXPECT_THAT(damaged("take", [](fb::OpT& op) { op.params.AsTake()->dim = -1; }),
               HasSubstr(".params.dim: expected a dim of the rank-3 data, got -1"));
   EXPECT_THAT(damaged("take", [](fb::OpT& op) { op.params.AsTake()->dim = 0; }),

@@ -1,6 +1,6 @@
-// The kernels of the network ops (conv2d, max/avg pool, layer_norm, take, where, eq/lt/gt)
-// against the reference interpreter, on shapes that are not whole tiles, on several core
-// grids and placements, in f32, bf16 and bfp8_b (tolerances: runtime/compare.h).
+// The kernels of the network ops (conv2d, max/avg pool, layer_norm, rms_norm, take, where,
+// eq/lt/gt) against the reference interpreter, on shapes that are not whole tiles, on several
+// core grids and placements, in f32, bf16 and bfp8_b (tolerances: runtime/compare.h).
 #include "kernel_check.h"
 #include "tilesat/runtime/compare.h"
 
@@ -99,6 +99,17 @@ TEST_P(NnKernels, LayerNorm) {
     b.output(b.layer_norm(x));
     Value scale2 = b.input("scale2", {37, 1}, dt);
     b.output(b.layer_norm(x, &scale2, nullptr, 1, 1e-3));
+  });
+}
+
+TEST_P(NnKernels, RmsNorm) {
+  check_each_dtype(GetParam(), [](Builder& b, DType dt) {
+    Value x = b.input("x", {3, 37, 70}, dt);
+    Value weight = b.input("weight", {70}, dt);
+    b.output(b.rms_norm(x, &weight));
+    b.output(b.rms_norm(x));
+    Value weight2 = b.input("weight2", {37, 1}, dt);
+    b.output(b.rms_norm(x, &weight2, 1, 1e-3));
   });
 }
 

@@ -1,9 +1,11 @@
-// normalization.cpp: layer_norm: normalizes over the trailing dims from `axis`, then scales and
-// shifts by optional operands broadcast over those dims.
+// normalization.cpp: layer_norm and rms_norm: normalize over the trailing dims from `axis`
+// (layer_norm centred on the mean and divided by the standard deviation, rms_norm divided by
+// the root mean square), then scale and shift by optional operands broadcast over those dims.
 #include "ops/op_impl.h"
 
 #include <cmath>
 #include <fmt/format.h>
+#include <span>
 
 namespace tilesat::ops {
 
@@ -14,21 +16,20 @@ Shape normalized_shape(const Shape& x, int64_t axis) {
   return Shape(std::vector<int64_t>(x.begin() + axis, x.end()));
 }
 
-} // namespace
-
-TensorType infer_layer_norm(const InferArgs& in) {
+// The shape of a normalization: its operand's, with parameters (named by `names`, operand 1 on)
+// that broadcast to the normalized dims and a non-negative epsilon.
+TensorType infer_norm(const InferArgs& in, std::span<const char* const> names) {
   const TensorType& x = *in.operands[0];
   if (x.shape.rank() < 1) fail("expected an operand of rank >= 1, got rank 0");
   int64_t axis = axis_or_fail(in.attrs.get<int64_t>("axis"), x.shape.rank(), "'axis'");
   Shape norm = normalized_shape(x.shape, axis);
-  const char* names[] = {"", "scale", "bias"};
   for (size_t i = 1; i < in.operands.size(); ++i) {
     const TensorType& p = *in.operands[i];
     check_same_dtype(x.dtype, p.dtype);
     std::optional<Shape> s = broadcast_shapes(norm, p.shape);
     if (!s || *s != norm) {
-      fail(fmt::format("expected a {} that broadcasts to the normalized shape {}, got {}", names[i],
-                       norm.str(), p.shape.str()));
+      fail(fmt::format("expected a {} that broadcasts to the normalized shape {}, got {}",
+                       names[i - 1], norm.str(), p.shape.str()));
     }
   }
   if (!(in.attrs.get<double>("epsilon") >= 0.0)) {
@@ -37,7 +38,10 @@ TensorType infer_layer_norm(const InferArgs& in) {
   return TensorType{x.dtype, x.shape, {}};
 }
 
-Tensor eval_layer_norm(const EvalArgs& in) {
+// Each row over the normalized dims divided by its standard deviation after subtracting its
+// mean (`center`) or by its root mean square, then times operand 1 and plus operand 2 where
+// given; statistics in double.
+Tensor eval_norm(const EvalArgs& in, bool center) {
   const Tensor& x = *in.operands[0];
   int64_t axis = axis_or_fail(in.attrs.get<int64_t>("axis"), x.shape().rank(), "'axis'");
   Shape norm = normalized_shape(x.shape(), axis);
@@ -54,8 +58,10 @@ Tensor eval_layer_norm(const EvalArgs& in) {
   for (int64_t r = 0; r < rows; ++r) {
     const float* row = x.data().data() + r * n;
     double mean = 0.0, var = 0.0;
-    for (int64_t j = 0; j < n; ++j) mean += row[j];
-    mean /= static_cast<double>(n);
+    if (center) {
+      for (int64_t j = 0; j < n; ++j) mean += row[j];
+      mean /= static_cast<double>(n);
+    }
     for (int64_t j = 0; j < n; ++j) var += (row[j] - mean) * (row[j] - mean);
     var /= static_cast<double>(n);
     double inv = 1.0 / std::sqrt(var + eps);
@@ -68,6 +74,26 @@ Tensor eval_layer_norm(const EvalArgs& in) {
     }
   }
   return out;
+}
+
+} // namespace
+
+TensorType infer_layer_norm(const InferArgs& in) {
+  static constexpr const char* kNames[] = {"scale", "bias"};
+  return infer_norm(in, kNames);
+}
+
+Tensor eval_layer_norm(const EvalArgs& in) {
+  return eval_norm(in, true);
+}
+
+TensorType infer_rms_norm(const InferArgs& in) {
+  static constexpr const char* kNames[] = {"weight"};
+  return infer_norm(in, kNames);
+}
+
+Tensor eval_rms_norm(const EvalArgs& in) {
+  return eval_norm(in, false);
 }
 
 } // namespace tilesat::ops

@@ -117,6 +117,9 @@ Tensor eval_concatenate_heads(const EvalArgs&);
 // Attention (attention.cpp).
 TensorType infer_attention(const InferArgs&);
 Tensor eval_attention(const EvalArgs&);
+// Rotary position embedding (rotary.cpp).
+TensorType infer_rotary_embedding(const InferArgs&);
+Tensor eval_rotary_embedding(const EvalArgs&);
 
 // Reductions.
 TensorType infer_reduce(const InferArgs&);
@@ -129,6 +132,8 @@ Tensor eval_softmax(const EvalArgs&);
 // Normalization.
 TensorType infer_layer_norm(const InferArgs&);
 Tensor eval_layer_norm(const EvalArgs&);
+TensorType infer_rms_norm(const InferArgs&);
+Tensor eval_rms_norm(const EvalArgs&);
 
 // Convolution and pooling over NCHW tensors.
 TensorType infer_conv2d(const InferArgs&);

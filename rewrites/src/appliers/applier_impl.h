@@ -23,6 +23,7 @@ egraph::Id chain_as_reshape(ApplyContext& c);
 // model_fusion.cpp
 egraph::Id layer_norm_plain(ApplyContext& c);
 egraph::Id layer_norm_affine(ApplyContext& c);
+egraph::Id rms_norm(ApplyContext& c);
 egraph::Id conv_with_bias(ApplyContext& c);
 
 // attention.cpp
@@ -31,6 +32,7 @@ egraph::Id concatenate_heads(ApplyContext& c);
 egraph::Id attention_plain(ApplyContext& c);
 egraph::Id attention_masked(ApplyContext& c);
 egraph::Id attention_selected(ApplyContext& c);
+egraph::Id rotary_embedding(ApplyContext& c);
 
 // flat_images.cpp
 egraph::Id as_flat_image(ApplyContext& c);

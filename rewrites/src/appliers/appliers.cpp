@@ -40,6 +40,10 @@ const std::vector<ApplierDef>& table() {
        {P::Tensor, P::Attr, P::Tensor, P::Tensor, P::Tensor},
        "(?x, ?dims, ?eps, ?scale, ?bias): layer_norm of ?x with scale and bias",
        appliers::layer_norm_affine},
+      {"rms-norm",
+       {P::Tensor, P::Attr, P::Tensor},
+       "(?x, ?dims, ?eps): rms_norm of ?x when ?dims are its trailing dims and ?eps a splat",
+       appliers::rms_norm},
       {"conv-with-bias",
        {P::Tensor, P::Tensor, P::Tensor, P::Attr, P::Attr, P::Attr, P::Attr, P::Attr, P::Attr,
         P::Attr, P::Attr},
@@ -89,6 +93,12 @@ const std::vector<ApplierDef>& table() {
        "(?q, ?kt, ?v, ?s, ?dim, ?divided, ?cond, ?fill): as @attention with the scaled scores "
        "kept where ?cond is nonzero and the splat ?fill elsewhere",
        appliers::attention_selected},
+      {"rotary-embedding",
+       {P::Tensor, P::Tensor, P::Tensor, P::Attr, P::Attr, P::Attr, P::Attr, P::Attr},
+       "(?x, ?cos, ?sin, ?dim, ?b1, ?e1, ?b2, ?e2): rotary_embedding of ?x when the matched concat "
+       "along the last dim ?dim joins the negated second half (slice ?b1..?e1) and the first half "
+       "(slice ?b2..?e2) of ?x",
+       appliers::rotary_embedding},
       {"fold-batch-rows",
        {P::Tensor, P::Tensor},
        "(?a, ?b): the matched matmul or linear of a batched ?a by a 2-D ?b as one 2-D product "

@@ -1,6 +1,7 @@
 // attention.cpp: computed right sides of the attention family: the head moves of multi-head
 // attention (slice, reshape and permute of a fused projection; permute and reshape back) as
-// ttnn's transformer ops split_heads and concatenate_heads.
+// ttnn's transformer ops split_heads and concatenate_heads, scaled dot-product attention, and
+// the rotary position embedding.
 #include "applier_impl.h"
 #include "tilesat/rewrites/payload.h"
 
@@ -121,6 +122,37 @@ egraph::Id attention_masked(ApplyContext& c) {
 
 egraph::Id attention_selected(ApplyContext& c) {
   return attention(c, "select");
+}
+
+egraph::Id rotary_embedding(ApplyContext& c) {
+  // ?x ?cos ?sin, the concat's dim, then the begins and ends of the slice negated (the second
+  // half of the last dim) and of the other (the first half).
+  egraph::Id x = c.cls(0);
+  const Shape& xs = c.analysis()[x].type.shape;
+  const int64_t rank = xs.rank();
+  std::optional<int64_t> dim = c.integer(3);
+  if (rank < 2 || !dim || normalize_axis(*dim, rank) != std::optional<int64_t>(rank - 1))
+    return egraph::kNoId;
+  const int64_t d = xs[rank - 1], half = d / 2;
+  if (d % 2 != 0) return egraph::kNoId;
+  // The slice's bounds as it reads them (negative from the end, clamped), which must keep
+  // every dim whole but the last and take [lo, hi) of it.
+  auto is_half = [&](size_t begins_arg, int64_t lo, int64_t hi) {
+    std::optional<IntList> b = c.int_list(begins_arg), e = c.int_list(begins_arg + 1);
+    if (!b || !e || static_cast<int64_t>(b->size()) != rank ||
+        static_cast<int64_t>(e->size()) != rank)
+      return false;
+    for (int64_t i = 0; i < rank; ++i) {
+      auto at = [&](int64_t v) { return std::clamp<int64_t>(v < 0 ? v + xs[i] : v, 0, xs[i]); };
+      const auto u = static_cast<size_t>(i);
+      const int64_t want_lo = i == rank - 1 ? lo : 0, want_hi = i == rank - 1 ? hi : xs[i];
+      if (at((*b)[u]) != want_lo || at((*e)[u]) != want_hi) return false;
+    }
+    return true;
+  };
+  if (!is_half(4, half, d) || !is_half(6, 0, half)) return egraph::kNoId;
+  egraph::Id kids[] = {x, c.cls(1), c.cls(2)};
+  return c.if_fits_root(c.add(OpKind::RotaryEmbedding, kids, Attrs{}));
 }
 
 } // namespace tilesat::rewrites::appliers

@@ -1,5 +1,5 @@
-// model_fusion.cpp: computed right sides of the model-fusion family: layer norm recognized from
-// its decomposition and a conv2d bias broadcast along the conv's channel dim.
+// model_fusion.cpp: computed right sides of the model-fusion family: layer norm and RMS norm
+// recognized from their decompositions and a conv2d bias broadcast along the conv's channel dim.
 #include "applier_impl.h"
 #include "tilesat/graph/conv_attrs.h"
 #include "tilesat/graph/diagnostic.h"
@@ -29,9 +29,9 @@ std::optional<int64_t> trailing_axis(const std::vector<int64_t>& dims, int64_t r
   return first;
 }
 
-// layer_norm(x[, g, b]) over the dims of attribute argument 1 with the splat epsilon of
-// tensor argument 2, or kNoId.
-egraph::Id layer_norm(ApplyContext& c, bool affine) {
+// A normalization `kind` (layer_norm(x[, g, b]) or rms_norm(x)) over the dims of attribute
+// argument 1 with the splat epsilon of tensor argument 2, or kNoId.
+egraph::Id norm(ApplyContext& c, OpKind kind, bool affine) {
   egraph::Id x = c.cls(0);
   std::optional<std::vector<int64_t>> dims = c.int_list(1);
   const std::optional<double>& eps = c.tensor(2).splat;
@@ -46,17 +46,21 @@ egraph::Id layer_norm(ApplyContext& c, bool affine) {
     kids.push_back(c.cls(3));
     kids.push_back(c.cls(4));
   }
-  return c.if_fits_root(c.add(OpKind::LayerNorm, kids, a));
+  return c.if_fits_root(c.add(kind, kids, a));
 }
 
 } // namespace
 
 egraph::Id layer_norm_plain(ApplyContext& c) {
-  return layer_norm(c, false);
+  return norm(c, OpKind::LayerNorm, false);
 }
 
 egraph::Id layer_norm_affine(ApplyContext& c) {
-  return layer_norm(c, true);
+  return norm(c, OpKind::LayerNorm, true);
+}
+
+egraph::Id rms_norm(ApplyContext& c) {
+  return norm(c, OpKind::RmsNorm, false);
 }
 
 egraph::Id conv_with_bias(ApplyContext& c) {

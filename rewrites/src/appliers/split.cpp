@@ -75,8 +75,8 @@ egraph::Id split_rows(ApplyContext& c) {
     int64_t d = m->attrs.get_or<int64_t>("dimension", -1);
     if (d < 0) d += out.rank();
     if (d == rows_dim) return egraph::kNoId;
-  } else if (m->kind == OpKind::LayerNorm) {
-    // layer_norm normalizes its trailing dims from `axis` on.
+  } else if (m->kind == OpKind::LayerNorm || m->kind == OpKind::RmsNorm) {
+    // The norms normalize their trailing dims from `axis` on.
     int64_t axis = m->attrs.get_or<int64_t>("axis", -1);
     if (axis < 0) axis += out.rank();
     if (axis <= rows_dim) return egraph::kNoId;

@@ -113,9 +113,11 @@ void run_constant(OpContext& ctx); // constant, full
 void run_conv2d(OpContext& ctx);
 void run_pool2d(OpContext& ctx); // max and avg
 void run_layer_norm(OpContext& ctx);
+void run_rms_norm(OpContext& ctx);
 void run_take(OpContext& ctx);
 void run_where(OpContext& ctx);
 void run_attention(OpContext& ctx); // scaled dot-product attention
+void run_rotary_embedding(OpContext& ctx);
 
 class Communicator;
 /// mesh_shard and the collectives on chip `chip` of the program's mesh, exchanging tensors

@@ -1,17 +1,20 @@
-// normalization.cpp: layer_norm over the trailing dims from `axis`: each row's mean and
-// variance in double (gathered first), then every element normalized, scaled and shifted as
-// the reference interpreter does (graph/src/ops/normalization.cpp).
+// normalization.cpp: layer_norm and rms_norm over the trailing dims from `axis`: each row's
+// statistics in double (gathered first: layer_norm's mean and variance, rms_norm's mean
+// square), then every element normalized, scaled and shifted as the reference interpreter does
+// (graph/src/ops/normalization.cpp).
 #include "kernel.h"
 
 #include <cmath>
 
 namespace tilesat::runtime::detail {
+namespace {
 
-void run_layer_norm(OpContext& ctx) {
-  const fb::LayerNorm& p = *ctx.op.params_as_LayerNorm();
+// Normalizes each row of the dims from `axis` on, centred on its mean first when `center`;
+// inputs after the first are the scale and the bias.
+void normalize(OpContext& ctx, int64_t axis, double epsilon, bool center) {
   const TensorRef& x = ctx.inputs[0];
   std::vector<float> in = read_logical(ctx.memory, x);
-  std::vector<int64_t> norm(x.shape.begin() + p.axis(), x.shape.end());
+  std::vector<int64_t> norm(x.shape.begin() + axis, x.shape.end());
   int64_t n = numel(norm), rows = n == 0 ? 0 : numel(x.shape) / n;
   // Scale and bias, with their strides over the normalized dims (0 where broadcast).
   std::vector<std::vector<float>> params;
@@ -30,12 +33,14 @@ void run_layer_norm(OpContext& ctx) {
     for (int64_t r = r0; r < r1; ++r) {
       const float* row = in.data() + r * n;
       double m = 0.0, var = 0.0;
-      for (int64_t j = 0; j < n; ++j) m += row[j];
-      m /= static_cast<double>(n);
+      if (center) {
+        for (int64_t j = 0; j < n; ++j) m += row[j];
+        m /= static_cast<double>(n);
+      }
       for (int64_t j = 0; j < n; ++j) var += (row[j] - m) * (row[j] - m);
       var /= static_cast<double>(n);
       mean[static_cast<size_t>(r)] = m;
-      inv[static_cast<size_t>(r)] = 1.0 / std::sqrt(var + p.epsilon());
+      inv[static_cast<size_t>(r)] = 1.0 / std::sqrt(var + epsilon);
     }
   });
   const program::TileView& v = ctx.output.view;
@@ -51,6 +56,18 @@ void run_layer_norm(OpContext& ctx) {
       return static_cast<float>(val);
     });
   });
+}
+
+} // namespace
+
+void run_layer_norm(OpContext& ctx) {
+  const fb::LayerNorm& p = *ctx.op.params_as_LayerNorm();
+  normalize(ctx, p.axis(), p.epsilon(), true);
+}
+
+void run_rms_norm(OpContext& ctx) {
+  const fb::RmsNorm& p = *ctx.op.params_as_RmsNorm();
+  normalize(ctx, p.axis(), p.epsilon(), false);
 }
 
 } // namespace tilesat::runtime::detail

@@ -166,6 +166,8 @@ public:
   /// 1 / sqrt(head_dim).
   Value scaled_dot_product_attention(Value q, Value k, Value v, const Value* mask = nullptr,
                                      AttentionOptions o = {});
+  /// x * cos + rotate_half(x) * sin over x's last dim (even), cos and sin broadcast to x.
+  Value rotary_embedding(Value x, Value cos, Value sin);
 
   // Reductions.
   Value sum(Value x, ReduceOptions o = {});
@@ -176,6 +178,8 @@ public:
   /// Normalizes over dims [axis, rank); `scale` and `bias` are optional (nullptr: none).
   Value layer_norm(Value x, const Value* scale = nullptr, const Value* bias = nullptr,
                    int64_t axis = -1, double epsilon = 1e-5);
+  /// x / sqrt(mean(x^2) + epsilon) over dims [axis, rank), times `weight` if given.
+  Value rms_norm(Value x, const Value* weight = nullptr, int64_t axis = -1, double epsilon = 1e-5);
   // Convolution and pooling (NCHW input, OIHW weight).
   Value conv2d(Value x, Value weight, Conv2dOptions o = {});
   Value conv2d(Value x, Value weight, Value bias, Conv2dOptions o = {});

@@ -392,6 +392,11 @@ private:
     egraph::ENode node = eg.node(n);
     std::optional<OpKind> kind = rewrites::op_of(node.op);
     if (!kind) return false;
+    // A node reading its own class (a reshape to the same shape, merged with its operand) can
+    // only move the value between placements, which to_layout does; selected for one
+    // placement, it would make the class its own operand.
+    for (egraph::Id ch : node.children)
+      if (eg.find(ch) == eg.find(c)) return false;
     ClassState& s = state_[c];
     if (*kind == OpKind::Argument || *kind == OpKind::Constant) {
       // Constants come from the host; arguments too unless they are device tensors.

@@ -22,12 +22,10 @@ bool is_window_op(OpKind k) {
 }
 
 // Flattened convs and pools cost 1, their 4-D forms and means 100, moves 10, the rest 1.
-Graph flatten(const Graph& g, const TensorEGraph*& out) {
-  static thread_local TensorEGraph teg;
-  teg = to_egraph(g);
+Graph flatten(const Graph& g) {
+  TensorEGraph teg = to_egraph(g);
   egraph::Runner().run(teg.egraph, rules_from(kRules));
-  out = &teg;
-  PerOpCost cost([](OpKind kind, const egraph::ENode& node) {
+  PerOpCost cost([&teg](OpKind kind, const egraph::ENode& node) {
     if (is_window_op(kind)) {
       Attrs a = complete_attrs(kind, teg.facts->attrs_of(teg.egraph, node));
       return flat_image(a).active() ? 1.0 : 100.0;
@@ -64,8 +62,7 @@ TEST(FlatImages, BottleneckRunsFlattenedEndToEnd) {
   Graph g;
   Builder b(g);
   bottleneck(b);
-  const TensorEGraph* teg = nullptr;
-  Graph out = flatten(g, teg);
+  Graph out = flatten(g);
   SCOPED_TRACE(print_graph(out));
   size_t windows = 0;
   for (NodeId id : out.topological_order()) {

@@ -64,6 +64,8 @@ namespace {
 
 // Beyond this many elements chain_as_reshape declines rather than trace every index.
 constexpr int64_t kMaxTracedElements = int64_t{1} << 22;
+// The chains chain_as_reshape remembers per thread before it forgets them all.
+constexpr size_t kMaxTracedChains = 4096;
 
 // `data` (row-major over `shape`) permuted: result dim i is operand dim perm[i].
 std::optional<std::vector<int64_t>> permuted(const std::vector<int64_t>& data,
@@ -156,6 +158,7 @@ egraph::Id chain_as_reshape(ApplyContext& c) {
     key.insert(key.end(), part->begin(), part->end());
   }
   thread_local std::map<std::vector<int64_t>, bool> traced;
+  if (traced.size() >= kMaxTracedChains) traced.clear(); // bounded in a long-lived process
   auto [it, fresh] = traced.try_emplace(std::move(key), false);
   if (fresh) {
     std::vector<int64_t> data(static_cast<size_t>(n));

@@ -39,31 +39,24 @@ struct Planned {
   cost::MeshPartition partition;
 };
 
-// Exact extraction for every plan: the dynamic program's tree cost counts a value once per
-// user, so along ResNet-50's residual chain at batch 128 it keeps the first stage NCHW
-// (186573 us on one chip against the exact extraction's 121039 us); the mesh plan extracts at
-// the whole batch, the one-chip plan at its own, and both get the same extractor.
-constexpr double kExactSeconds = 20;
-
 // Saturates with the default rule sets and extracts on the model's chip; on a mesh device the
 // extracted graph is then partitioned and its per-chip program planned.
 Planned plan_model(const std::string& path, std::span<const egraph::Rewrite> rules,
                    const cost::CostModel& model, const cost::MeshChoice& mesh) {
-  cost::ExtractOptions exact;
-  exact.exact_time_limit_s = kExactSeconds;
+  const cost::ExtractOptions dp; // the dynamic program, refined for sharing (extract_share.h)
   onnx::ImportedModel m = onnx::import_file(path);
   for (NodeId a : m.graph.arguments())
     if (m.graph.node(a).name.find('.') != std::string::npos)
       m.graph.mutable_node(a).role = ArgRole::Weight;
   Planned out;
   if (cost::mesh_groups(model.device()).empty()) {
-    out.plan = cost::optimize_for_device(m.graph, rules, {}, model, exact).plan;
+    out.plan = cost::optimize_for_device(m.graph, rules, {}, model, dp).plan;
     return out;
   }
   rewrites::TensorEGraph teg =
       rewrites::to_egraph(cost::nchw_convs(rewrites::fold_repeat_interleave(m.graph)));
   egraph::Runner(egraph::RunnerConfig{}).run(teg.egraph, rules);
-  Graph logical = cost::extract_plan(teg, model, exact).graph;
+  Graph logical = cost::extract_plan(teg, model, dp).graph;
   out.partition = cost::partition_for_mesh(logical, model, mesh);
   if (std::getenv("MESH_BENCH_DEBUG") != nullptr)
     for (NodeId v : logical.topological_order())

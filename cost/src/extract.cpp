@@ -1,8 +1,10 @@
 // extract.cpp: the dynamic program over (e-class, placement), and plan extraction.
 #include "tilesat/cost/extract.h"
 
+#include "post_order.h"
 #include "tilesat/cost/extract_exact.h"
 #include "tilesat/cost/extract_problem.h"
+#include "tilesat/cost/extract_share.h"
 #include "tilesat/cost/legality.h"
 #include "tilesat/cost/nchw_convs.h"
 #include "tilesat/cost/placement.h"
@@ -173,40 +175,14 @@ public:
   // back into a class on the current path, a cycle, is skipped).
   std::vector<egraph::Id> operands_first() const {
     const egraph::EGraph& eg = teg_.egraph;
-    std::vector<egraph::Id> order;
-    std::unordered_map<egraph::Id, uint8_t> mark; // 1: on the path, 2: done
-    struct Frame {
-      egraph::Id cls;
-      std::vector<egraph::Id> children;
-      size_t next = 0;
-    };
-    auto frame = [&](egraph::Id c) {
-      Frame f{c, {}, 0};
+    std::vector<egraph::Id> roots;
+    for (egraph::Id c : eg.classes()) roots.push_back(eg.find(c));
+    return post_order(roots, [&](egraph::Id c) {
+      std::vector<egraph::Id> out;
       for (egraph::NodeId n : eg.eclass(c).nodes)
-        for (egraph::Id ch : eg.node(n).children) f.children.push_back(eg.find(ch));
-      return f;
-    };
-    for (egraph::Id root : eg.classes()) {
-      root = eg.find(root);
-      if (mark[root]) continue;
-      std::vector<Frame> stack{frame(root)};
-      mark[root] = 1;
-      while (!stack.empty()) {
-        Frame& f = stack.back();
-        if (f.next < f.children.size()) {
-          egraph::Id ch = f.children[f.next++];
-          if (!mark[ch]) {
-            mark[ch] = 1;
-            stack.push_back(frame(ch));
-          }
-          continue;
-        }
-        mark[f.cls] = 2;
-        order.push_back(f.cls);
-        stack.pop_back();
-      }
-    }
-    return order;
+        for (egraph::Id ch : eg.node(n).children) out.push_back(eg.find(ch));
+      return out;
+    });
   }
 
   // The cheapest candidate of class `c` counting `extra(placement)` on top of its cost: its
@@ -564,10 +540,26 @@ Plan extract_plan(const rewrites::TensorEGraph& teg, const CostModel& model,
   }
   Plan plan = plan_graph(rewrites::to_graph(teg, dp.selection.select), model);
   ExtractionReport rep;
-  rep.dp_planned_us = plan.predicted_total_us;
   std::optional<double> dp_objective;
   if (record) {
     dp_objective = objective(dp.problem, dp.assignment);
+    rep.tree_objective = dp_objective.value_or(kInf);
+    // The tree cost counts a shared value once per reader: refine with shares of the readers
+    // (extract_share.h), and keep the refined selection when it also plans faster.
+    const auto refine_start = std::chrono::steady_clock::now();
+    SharedRefinement shared =
+        options.share_refinement ? refine_shared(dp.problem, dp.assignment) : SharedRefinement{};
+    rep.shared_rounds = shared.rounds;
+    if (shared.rounds > 0)
+      if (std::optional<Plan> refined =
+              plan_selection(teg, model, selection_of(dp.problem, shared.assignment));
+          refined && refined->predicted_total_us <= plan.predicted_total_us + 1e-9) {
+        plan = std::move(*refined);
+        dp_objective = shared.objective;
+        dp.assignment = std::move(shared.assignment);
+      }
+    rep.shared_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - refine_start).count();
     rep.lower_bound = path_lower_bound(dp.problem);
     rep.bound = "path";
     if (double m = mandatory_lower_bound(dp.problem); m > rep.lower_bound) {
@@ -575,6 +567,7 @@ Plan extract_plan(const rewrites::TensorEGraph& teg, const CostModel& model,
       rep.bound = "mandatory";
     }
   }
+  rep.dp_planned_us = plan.predicted_total_us;
   rep.dp_objective = dp_objective.value_or(kInf);
   double chosen = rep.dp_objective;
   plan.extraction_method = "dp";

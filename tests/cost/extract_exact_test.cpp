@@ -32,10 +32,13 @@ Graph three_linears() {
   return g;
 }
 
-DevicePlanResult plan(const Graph& g, std::initializer_list<std::string> sets, double limit_s) {
+DevicePlanResult plan(const Graph& g, std::initializer_list<std::string> sets, double limit_s,
+                      bool share_refinement = true) {
   std::vector<egraph::Rewrite> rules = rewrites::load_rule_sets(sets);
+  ExtractOptions options{limit_s};
+  options.share_refinement = share_refinement;
   return optimize_for_device(g, rules, egraph::RunnerConfig(),
-                             CostModel(load_device("wormhole_b0")), ExtractOptions{limit_s});
+                             CostModel(load_device("wormhole_b0")), options);
 }
 
 size_t count_ops(const Graph& g, OpKind kind) {
@@ -62,26 +65,47 @@ void expect_consistent(const DevicePlanResult& r) {
 }
 
 TEST(ExtractExact, SharedProductIsPaidOnce) {
-  // The DP prices the merged product once per slice reading it, so it keeps three linears;
-  // exact extraction pays it once and proves the merged form optimal.
-  DevicePlanResult dp = plan(three_linears(), {"layout-choice", "parallel-merge"}, 0);
-  EXPECT_EQ(dp.plan.extraction_method, "dp");
-  EXPECT_EQ(count_ops(dp.plan.graph, OpKind::Linear), 3u);
+  // The tree cost prices the merged product once per slice reading it, so alone it keeps
+  // three linears; exact extraction pays it once and proves the merged form optimal.
+  DevicePlanResult tree = plan(three_linears(), {"layout-choice", "parallel-merge"}, 0, false);
+  EXPECT_EQ(tree.plan.extraction_method, "dp");
+  EXPECT_EQ(tree.extraction.shared_rounds, 0u);
+  EXPECT_EQ(count_ops(tree.plan.graph, OpKind::Linear), 3u);
 
-  DevicePlanResult exact = plan(three_linears(), {"layout-choice", "parallel-merge"}, 20);
+  DevicePlanResult exact =
+      plan(three_linears(), {"layout-choice", "parallel-merge"}, 20, /*share_refinement=*/false);
   EXPECT_EQ(exact.plan.extraction_method, "z3");
   EXPECT_EQ(exact.extraction.status, "optimal");
   EXPECT_EQ(exact.extraction.bound, "z3");
   EXPECT_EQ(count_ops(exact.plan.graph, OpKind::Linear), 1u);
   EXPECT_EQ(count_ops(exact.plan.graph, OpKind::Slice), 3u);
   EXPECT_LT(exact.extraction.exact_objective, exact.extraction.dp_objective - 1);
-  EXPECT_LT(exact.plan.predicted_total_us, dp.plan.predicted_total_us);
+  EXPECT_LT(exact.plan.predicted_total_us, tree.plan.predicted_total_us);
   EXPECT_EQ(exact.plan.optimality_gap, 0);
   EXPECT_DOUBLE_EQ(exact.plan.extraction_cost, exact.extraction.exact_objective);
   expect_consistent(exact);
   // Without exact extraction the DP's plan has a real gap to the same bounds' weaker form.
+  expect_consistent(tree);
+  EXPECT_GT(tree.plan.optimality_gap, 0);
+}
+
+TEST(ExtractExact, SharingAwareRefinementFindsTheMergedProduct) {
+  // Refined with the merged product's cost split among the slices that would read it, the
+  // DP computes one linear. It is a local search: it slices two of the values out of a
+  // two-value slice (one slice more than exact extraction's optimum), which exact finds.
+  DevicePlanResult dp = plan(three_linears(), {"layout-choice", "parallel-merge"}, 0);
+  EXPECT_EQ(dp.plan.extraction_method, "dp");
+  EXPECT_GE(dp.extraction.shared_rounds, 1u);
+  EXPECT_EQ(count_ops(dp.plan.graph, OpKind::Linear), 1u);
+  EXPECT_LT(dp.extraction.dp_objective, dp.extraction.tree_objective - 1);
   expect_consistent(dp);
-  EXPECT_GT(dp.plan.optimality_gap, 0);
+
+  DevicePlanResult exact = plan(three_linears(), {"layout-choice", "parallel-merge"}, 20);
+  EXPECT_EQ(exact.extraction.status, "optimal");
+  EXPECT_LE(exact.extraction.exact_objective, exact.extraction.dp_objective + 1e-6);
+  EXPECT_EQ(count_ops(exact.plan.graph, OpKind::Slice), 3u);
+  EXPECT_EQ(exact.plan.optimality_gap, 0);
+  expect_consistent(exact);
 }
 
 TEST(ExtractExact, SharingNeedsNoRules) {

@@ -5,12 +5,14 @@
 // cost of its children in their best placements, plus a `to_layout` enforcer wherever the node
 // needs a child placed otherwise (row-major host data becomes tiles); results pay their way
 // back to DRAM. Costs are iterated to a fixed point, so cyclic classes are handled; shared
-// sub-terms are counted once per use (a tree cost, as in egg's extractor). `extract_plan` turns
-// the selection into a graph and places it (planner.h), then checks the plan's legality with
-// Z3 (legality.h); with a time limit, exact extraction (extract_exact.h) searches the same
-// objective with shared values paid once, and its plan replaces the DP's when it is planned
-// faster. The plan's `extraction_cost` is its selection's objective (extract_problem.h) and
-// `optimality_gap` the relative distance to the best lower bound proven on that objective.
+// sub-terms are counted once per use (a tree cost, as in egg's extractor). `extract_plan`
+// refines that selection with each shared value's cost split among its readers
+// (extract_share.h), turns it into a graph and places it (planner.h), then checks the plan's
+// legality with Z3 (legality.h); with a time limit, exact extraction (extract_exact.h)
+// searches the same objective with shared values paid once, and its plan replaces the DP's
+// when it is planned faster. The plan's `extraction_cost` is its selection's objective
+// (extract_problem.h) and `optimality_gap` the relative distance to the best lower bound
+// proven on that objective.
 //
 //   TensorEGraph teg = rewrites::to_egraph(graph);
 //   egraph::Runner().run(teg.egraph, rules);
@@ -31,6 +33,9 @@ namespace tilesat::cost {
 struct ExtractOptions {
   /// Seconds for the exact Z3 extraction after the DP; 0 runs the DP only.
   double exact_time_limit_s = 0;
+  /// Refine the DP's tree-cost selection with shared values' costs split among their readers
+  /// (extract_share.h); off, the DP's selection is the tree cost's (a baseline to compare).
+  bool share_refinement = true;
 };
 
 /// The DP selection (one e-node per class) and its predicted cost in microseconds.
@@ -53,8 +58,15 @@ inline constexpr size_t kMaxBoundedClasses = 50'000;
 ///   extract_plan(teg, model, {.exact_time_limit_s = 2}, &r);
 ///   r.status;   // "optimal": r.exact_objective == r.lower_bound up to rounding
 struct ExtractionReport {
+  /// The dynamic program's selection, after the sharing-aware refinement (extract_share.h).
   double dp_objective = 0;
   double dp_planned_us = 0;
+  /// The tree-cost selection's objective before the refinement, and the refinement's rounds
+  /// that lowered it.
+  double tree_objective = std::numeric_limits<double>::quiet_NaN();
+  size_t shared_rounds = 0;
+  /// Seconds the refinement took, planning its selection included.
+  double shared_seconds = 0;
   /// Exact extraction's best assignment; NaN when it found none (or did not run).
   double exact_objective = std::numeric_limits<double>::quiet_NaN();
   double exact_planned_us = std::numeric_limits<double>::quiet_NaN();

@@ -1,0 +1,36 @@
+// Sharing-aware refinement of an extraction: the dynamic program again, with each value's cost
+// split among the readers the current plan gives it.
+//
+// A tree cost (the dynamic program's) counts a value once per reader, so a value read twice
+// in each of k residual blocks weighs 2^k times at the end of the chain: a conversion early in
+// a deep network looks far dearer than it is. Given an assignment, each class's readers in it
+// are counted; a dynamic program over the problem's configurations then charges a reader only
+// its share of an operand (its cost divided by the class's readers), which for the assignment
+// itself sums to its DAG objective exactly. The cheapest assignment under those shares is
+// taken when its real objective (extract_problem.h) is lower, and the round repeats until one
+// brings nothing. Each round only reads the recorded problem (no cost model calls), and the
+// objective never rises.
+//
+//   SharedRefinement r = refine_shared(problem, dp_assignment);
+//   r.objective;   // <= objective(problem, dp_assignment)
+#pragma once
+
+#include "tilesat/cost/extract_problem.h"
+
+#include <limits>
+
+namespace tilesat::cost {
+
+/// The refined assignment, its objective, and the rounds that lowered it.
+struct SharedRefinement {
+  Assignment assignment;
+  double objective = std::numeric_limits<double>::infinity();
+  size_t rounds = 0;
+};
+
+/// Refines `seed` (an assignment of `problem` with a finite objective; otherwise it is
+/// returned as it is, objective infinite) for at most `max_rounds` rounds.
+SharedRefinement refine_shared(const ExtractionProblem& problem, const Assignment& seed,
+                               size_t max_rounds = 32);
+
+} // namespace tilesat::cost

@@ -28,6 +28,16 @@ TEST(Allocator, AnotherOrderWhenLargestFirstFragments) {
   for (size_t i = 0; i < r.size(); ++i) EXPECT_LE(at[i] + r[i].bytes, 10u) << r[i].name;
 }
 
+TEST(Allocator, RandomOrdersWhenTheFixedOnesFragment) {
+  // 14 bytes are live at ops 1-3; largest first, by birth and longest lived first each leave
+  // some buffer no hole, about one order in five of all fits.
+  std::vector<BufferRequest> r = {{"a", 2, 1, 3, {}}, {"b", 7, 1, 4, {}}, {"c", 4, 5, 8, {}},
+                                  {"d", 5, 1, 3, {}}, {"e", 4, 5, 5, {}}, {"f", 6, 4, 5, {}}};
+  std::vector<uint64_t> at = allocate_buffers(r, 14, 1, "L1");
+  check_no_overlap(r, at);
+  for (size_t i = 0; i < r.size(); ++i) EXPECT_LE(at[i] + r[i].bytes, 14u) << r[i].name;
+}
+
 TEST(Allocator, DisjointCoresMayShareAddresses) {
   std::vector<BufferRequest> r = {{"a", 1000, 0, 5, {0, 0, 1, 1}}, {"b", 1000, 0, 5, {1, 0, 2, 1}}};
   std::vector<uint64_t> at = allocate_buffers(r, 1024, 64, "L1");

@@ -4,7 +4,8 @@
 // Lifetimes are positions in the execution order, inclusive. Allocation is first fit in order
 // of size (largest first, so large long-lived buffers settle low), each buffer taking the
 // lowest aligned address clear of every conflicting buffer already placed; when that order
-// leaves no hole for some buffer, the order of birth and then the longest-lived first are tried.
+// leaves no hole for some buffer, the order of birth, the longest-lived first and then up to
+// 100 random orders (from a fixed seed) are tried.
 //
 //   std::vector<BufferRequest> reqs = {{"%0", 4096, 0, 2, {0, 0, 1, 1}},
 //                                      {"%1", 4096, 1, 3, {0, 0, 1, 1}}};

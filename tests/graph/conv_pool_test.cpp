@@ -142,6 +142,11 @@ TEST(Conv2d, FlatNhwcErrors) {
             "'ttir.conv2d' %2: expected a flattened NHWC input [1, 1, 32, C] (batch_size 2 x "
             "input_height 4 x input_width 4), got 1x1x30x4");
   EXPECT_EQ(error_of([](Builder& b) {
+              b.max_pool2d(b.input("x", {32, 4}), {2, 2}, {.flat = FlatImage{2, 4, 4}});
+            }),
+            "'ttir.max_pool2d' %1: expected a flattened NHWC input [1, 1, 32, C] (batch_size 2 "
+            "x input_height 4 x input_width 4), got 32x4");
+  EXPECT_EQ(error_of([](Builder& b) {
               b.conv2d(b.input("x", {1, 1, 32, 4}), b.weight("w", {6, 4, 1, 1}),
                        {.flat = FlatImage{2, 4, 4}});
             }),

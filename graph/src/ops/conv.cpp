@@ -62,9 +62,11 @@ void check_nchw(const Shape& x) {
 // The 4-D input a conv or pool sees: `x` itself, or the NHWC image a flattened input
 // [1, 1, N*H*W, C] holds (the same elements in the same order).
 Shape image_of(const Shape& x, const FlatImage& f) {
-  check_nchw(x);
-  if (!f.active()) return x;
-  if (x[0] != 1 || x[1] != 1 || x[2] != f.pixels()) {
+  if (!f.active()) {
+    check_nchw(x);
+    return x;
+  }
+  if (x.rank() != 4 || x[0] != 1 || x[1] != 1 || x[2] != f.pixels()) {
     fail(fmt::format("expected a flattened NHWC input [1, 1, {}, C] (batch_size {} x "
                      "input_height {} x input_width {}), got {}",
                      f.pixels(), f.batch, f.height, f.width, x.str()));

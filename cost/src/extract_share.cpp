@@ -12,7 +12,7 @@
 namespace tilesat::cost {
 namespace {
 
-constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr double kUnreached = std::numeric_limits<double>::infinity();
 
 // The problem's classes in an order, with each configuration's operands as positions in it.
 struct Indexed {
@@ -126,31 +126,31 @@ std::optional<Assignment> shared_dp(const Indexed& ix, const std::vector<double>
   for (size_t i = 0; i < n; ++i) {
     const ProblemClass& pc = *ix.pc[i];
     const size_t places = pc.placements.size();
-    computed[i].assign(places, kInf);
+    computed[i].assign(places, kUnreached);
     config[i].assign(places, 0);
     for (uint32_t j = 0; j < pc.configs.size(); ++j) {
       const NodeConfig& cfg = pc.configs[j];
       if (cfg.out >= places) continue;
       double cost = cfg.cost;
       const std::vector<size_t>& ch = ix.children[i][j];
-      for (size_t o = 0; o < ch.size() && cost < kInf; ++o) {
+      for (size_t o = 0; o < ch.size() && cost < kUnreached; ++o) {
         if (ch[o] >= i) {
-          cost = kInf;
+          cost = kUnreached;
           break;
         }
         const std::vector<double>& h = have[ch[o]];
-        cost += cfg.reads[o] < h.size() ? h[cfg.reads[o]] / std::max(1.0, u[ch[o]]) : kInf;
+        cost += cfg.reads[o] < h.size() ? h[cfg.reads[o]] / std::max(1.0, u[ch[o]]) : kUnreached;
       }
       if (cost < computed[i][cfg.out]) {
         computed[i][cfg.out] = cost;
         config[i][cfg.out] = j;
       }
     }
-    have[i].assign(places, kInf);
+    have[i].assign(places, kUnreached);
     from[i].assign(places, 0);
     for (uint32_t p = 0; p < places; ++p)
       for (uint32_t k = 0; k < places; ++k) {
-        if (computed[i][k] == kInf) continue;
+        if (computed[i][k] == kUnreached) continue;
         double cost = computed[i][k] + pc.convert_us(k, p);
         if (cost < have[i][p]) {
           have[i][p] = cost;
@@ -163,7 +163,7 @@ std::optional<Assignment> shared_dp(const Indexed& ix, const std::vector<double>
   std::vector<std::pair<size_t, uint32_t>> stack; // (class, placement computed)
   for (size_t r : ix.results) {
     const ProblemClass& pc = *ix.pc[r];
-    double best = kInf;
+    double best = kUnreached;
     uint32_t at = 0;
     for (uint32_t k = 0; k < pc.placements.size(); ++k) {
       double cost =
@@ -174,14 +174,14 @@ std::optional<Assignment> shared_dp(const Indexed& ix, const std::vector<double>
         at = k;
       }
     }
-    if (best == kInf) return std::nullopt;
+    if (best == kUnreached) return std::nullopt;
     stack.emplace_back(r, at);
   }
   while (!stack.empty()) {
     auto [i, k] = stack.back();
     stack.pop_back();
     if (out.count(ix.cls[i])) continue;
-    if (computed[i][k] == kInf) return std::nullopt;
+    if (computed[i][k] == kUnreached) return std::nullopt;
     const uint32_t j = config[i][k];
     out[ix.cls[i]] = j;
     const NodeConfig& cfg = ix.pc[i]->configs[j];

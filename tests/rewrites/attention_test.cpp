@@ -4,6 +4,8 @@
 // rotary_embedding; REWRITE_TEST also compares the rewritten graph with the source
 // on random inputs (the soundness evidence of the attention rules, which Z3 cannot encode).
 #include "rewrite_test_support.h"
+#include "tilesat/egraph/runner.h"
+#include "tilesat/rewrites/extract.h"
 
 namespace tilesat::rewrites {
 namespace {
@@ -56,6 +58,45 @@ REWRITE_TEST(
       b.output(b.matmul(p, heads("v", {0, 2, 1, 3})));
     },
     "reshape permute reshape permute reshape permute scaled_dot_product_attention")
+
+// torch's nn.MultiheadAttention as exported: the fused projection is sequence-first
+// [S, B, 3 * H * D], each part viewed as [S, B * H, D] and made [B * H, S, D] (the key
+// [B * H, D, S]), the query divided by sqrt(head_dim) before the product.
+Value mha_part(Builder& b, Value qkv, int64_t part, bool key) {
+  Value s = b.slice(qkv, {0, 0, part * 8}, {8, 2, (part + 1) * 8});
+  Value r = b.reshape(s, {8, 4, 4});
+  return key ? b.permute(r, {1, 2, 0}) : b.transpose(r, 0, 1);
+}
+
+void multihead_attention(Builder& b, bool divided) {
+  Value qkv = b.input("qkv", {8, 2, 24});
+  Value q = mha_part(b, qkv, 0, false);
+  q = divided ? b.divide(q, b.scalar(2)) : b.multiply(q, b.scalar(0.5));
+  Value p = b.softmax(b.matmul(q, mha_part(b, qkv, 1, true)), 2);
+  b.output(b.matmul(p, mha_part(b, qkv, 2, false)));
+}
+
+// The fewest ops keep the products (the fused op needs its operands as [1, B * H, S, D]); a
+// cost that prefers it extracts one scaled_dot_product_attention between reshapes, computing
+// the same values.
+TEST(Attention, MultiheadAttentionScalesTheQuery) {
+  for (bool divided : {true, false}) {
+    Graph g;
+    Builder b(g);
+    multihead_attention(b, divided);
+    TensorEGraph teg = to_egraph(g);
+    egraph::Runner().run(teg.egraph, testing::rules_from(kAttention));
+    testing::PerOpCost cost([](OpKind kind, const egraph::ENode&) {
+      return kind == OpKind::Matmul || kind == OpKind::Softmax ? 100.0 : 1.0;
+    });
+    Graph out = to_graph(teg, select_cheapest(teg, cost));
+    EXPECT_EQ(testing::op_list(out),
+              "slice reshape transpose reshape slice reshape permute reshape transpose slice "
+              "reshape transpose reshape scaled_dot_product_attention reshape")
+        << divided;
+    EXPECT_TRUE(testing::same_values(g, out));
+  }
+}
 
 // Negative: a softmax over the query positions is no attention.
 REWRITE_TEST(

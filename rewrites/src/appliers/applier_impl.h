@@ -6,9 +6,11 @@
 
 namespace tilesat::rewrites::appliers {
 
-// A helper shared by the families (split.cpp).
+// Helpers shared by the families (split.cpp, flat_images.cpp).
 /// `x` sliced to [begin, end) along `dim` (kNoId when ill-typed).
 egraph::Id slice_along(ApplyContext& c, egraph::Id x, int64_t dim, int64_t begin, int64_t end);
+/// `x` reshaped to `shape` (kNoId when `x` is or the reshape is ill-typed).
+egraph::Id add_reshape(ApplyContext& c, egraph::Id x, const std::vector<int64_t>& shape);
 // unit_dims.cpp
 /// The permutation of a transpose of dims `d0` and `d1` (negative count from the end) over
 /// `rank` dims, or nullopt when a dim is out of range.

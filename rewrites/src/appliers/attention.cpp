@@ -78,17 +78,30 @@ namespace {
 // scaled_dot_product_attention of ?q (arg 0), the key as transposed in the product ?kt (arg 1,
 // [B, H, D, S]) and ?v (arg 2), when the scores were scaled by the splat ?s (arg 3: divided by
 // it when `divided`, arg 5) and softmax ran over their last dim (arg 4); `mask` adds the mask
-// operand (arg 6) as `kind`, with the splat fill of arg 7 for "select".
+// operand (arg 6) as `kind`, with the splat fill of arg 7 for "select". Operands of rank 3,
+// [N, S, D] with batch and heads in one dim (torch's nn.MultiheadAttention computes in that
+// form), attend as [1, N, S, D] and reshape back; those are matched without a mask.
 egraph::Id attention(ApplyContext& c, const char* kind) {
   egraph::Id q = c.cls(0), kt = c.cls(1), v = c.cls(2);
   const std::optional<double>& s = c.tensor(3).splat;
   std::optional<int64_t> dim = c.integer(4);
   const egraph::AttrValue& divided = c.attr(5);
   const Shape& ks = c.analysis()[kt].type.shape;
-  if (!s || !(*s != 0) || !std::isfinite(*s) || !dim || ks.rank() != 4 ||
-      divided.kind() != egraph::AttrValue::Kind::kBool ||
-      normalize_axis(*dim, 4) != std::optional<int64_t>(3))
+  const int64_t rank = ks.rank();
+  if (!s || !(*s != 0) || !std::isfinite(*s) || !dim || (rank != 4 && rank != 3) ||
+      (rank == 3 && kind) || divided.kind() != egraph::AttrValue::Kind::kBool ||
+      normalize_axis(*dim, rank) != std::optional<int64_t>(rank - 1))
     return egraph::kNoId;
+  auto heads = [&](egraph::Id x) {
+    const Shape& xs = c.analysis()[x].type.shape;
+    return xs.rank() != 3 ? egraph::kNoId : add_reshape(c, x, {1, xs[0], xs[1], xs[2]});
+  };
+  if (rank == 3) {
+    q = heads(q);
+    kt = heads(kt);
+    v = heads(v);
+    if (q == egraph::kNoId || kt == egraph::kNoId || v == egraph::kNoId) return egraph::kNoId;
+  }
   Attrs ta;
   ta.set("dim0", int64_t{2});
   ta.set("dim1", int64_t{3});
@@ -107,7 +120,12 @@ egraph::Id attention(ApplyContext& c, const char* kind) {
       a.set("mask_fill", *fill);
     }
   }
-  return c.if_fits_root(c.add(OpKind::Attention, kids, a));
+  egraph::Id out = c.add(OpKind::Attention, kids, a);
+  if (rank == 3 && out != egraph::kNoId) {
+    const Shape& os = c.analysis()[out].type.shape;
+    out = add_reshape(c, out, {os[1], os[2], os[3]});
+  }
+  return c.if_fits_root(out);
 }
 
 } // namespace

@@ -20,13 +20,6 @@ egraph::Id add_permute(ApplyContext& c, egraph::Id x, const IntList& perm) {
   return x == egraph::kNoId ? egraph::kNoId : c.add(OpKind::Permute, kids, a);
 }
 
-egraph::Id add_reshape(ApplyContext& c, egraph::Id x, const IntList& shape) {
-  Attrs a;
-  a.set("shape", shape);
-  egraph::Id kids[] = {x};
-  return x == egraph::kNoId ? egraph::kNoId : c.add(OpKind::Reshape, kids, a);
-}
-
 // NCHW `x` [N, C, H, W] as the flattened NHWC image [1, 1, N*H*W, C].
 egraph::Id flatten_nchw(ApplyContext& c, egraph::Id x, const Shape& s) {
   return add_reshape(c, add_permute(c, x, kToNhwc), {1, 1, s[0] * s[2] * s[3], s[1]});

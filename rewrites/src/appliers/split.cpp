@@ -20,6 +20,14 @@ egraph::Id slice_along(ApplyContext& c, egraph::Id x, int64_t dim, int64_t begin
   return c.add(OpKind::Slice, xs, a);
 }
 
+// Reshape `x` to `shape`.
+egraph::Id add_reshape(ApplyContext& c, egraph::Id x, const std::vector<int64_t>& shape) {
+  Attrs a;
+  a.set("shape", shape);
+  egraph::Id kids[] = {x};
+  return x == egraph::kNoId ? egraph::kNoId : c.add(OpKind::Reshape, kids, a);
+}
+
 namespace {
 
 constexpr int64_t kTile = 32;

@@ -5,11 +5,17 @@
 // in each of k residual blocks weighs 2^k times at the end of the chain: a conversion early in
 // a deep network looks far dearer than it is. Given an assignment, each class's readers in it
 // are counted; a dynamic program over the problem's configurations then charges a reader only
-// its share of an operand (its cost divided by the class's readers), which for the assignment
-// itself sums to its DAG objective exactly. The cheapest assignment under those shares is
-// taken when its real objective (extract_problem.h) is lower, and the round repeats until one
-// brings nothing. Each round only reads the recorded problem (no cost model calls), and the
-// objective never rises.
+// its share of an operand (its cost divided by the class's readers), so that for the
+// assignment itself each op is paid once in all, as in its DAG objective. The cheapest
+// assignment under those shares is taken when its real objective (extract_problem.h) is
+// lower, and the round repeats until one brings nothing. A round uses only configurations
+// whose operands come earlier in an order (so the result is acyclic), in two orders: the
+// problem's operands-first one and a post-order from the results following the current
+// assignment (a value and its layout round trip are one cycle in the e-graph; this one lets the
+// plan take it in the direction it uses); and in each, also with the classes the assignment
+// does not read shared by every class that could read them (a merged product its slices would
+// share). Each round only reads the recorded problem (no cost model calls), and the objective
+// never rises.
 //
 //   SharedRefinement r = refine_shared(problem, dp_assignment);
 //   r.objective;   // <= objective(problem, dp_assignment)

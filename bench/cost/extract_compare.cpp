@@ -107,10 +107,12 @@ int main(int argc, char** argv) {
              "{:>6}\n",
              "model", "class", "dp_plan", "exact_plan", "tree_obj", "dp_obj", "exact_obj", "bound",
              "source", "gap", "status", "share_s", "z3_s", "all_s");
-  const bool any = std::any_of(runs.begin(), runs.end(), [&](const auto& run) {
-    const std::string& name = std::get<0>(run);
-    return (only.empty() || std::find(only.begin(), only.end(), name) != only.end()) &&
-           std::filesystem::exists(std::get<1>(run));
+  if (!only.empty())
+    std::erase_if(runs, [&](const auto& run) {
+      return std::find(only.begin(), only.end(), std::get<0>(run)) == only.end();
+    });
+  const bool any = std::any_of(runs.begin(), runs.end(), [](const auto& run) {
+    return std::filesystem::exists(std::get<1>(run));
   });
   if (!any) {
     fmt::print("extract_compare: none of the models asked for is present: skipped\n");
@@ -119,7 +121,6 @@ int main(int argc, char** argv) {
   int finished = 0, within = 0, failed = 0;
   std::vector<std::string> outside;
   for (const auto& [name, path, weights] : runs) {
-    if (!only.empty() && std::find(only.begin(), only.end(), name) == only.end()) continue;
     if (!std::filesystem::exists(path)) {
       fmt::print("{:<26} missing ({}): skipped\n", name, path);
       continue;
@@ -150,8 +151,9 @@ int main(int argc, char** argv) {
   fmt::print("check: exact finished on {} models; the DP is within 1% of it on {}{}\n", finished,
              within, outside.empty() ? "" : fmt::format(", not on {}", fmt::join(outside, ", ")));
   if (failed) fmt::print("FAILED: {} models did not plan\n", failed);
-  if (require && (!outside.empty() || finished == 0))
+  const bool unmet = require && (!outside.empty() || finished == 0);
+  if (unmet)
     fmt::print("FAILED: the DP is not within 1% of exact extraction{}\n",
                finished == 0 ? " (exact finished on no model)" : "");
-  return failed || (require && (!outside.empty() || finished == 0)) ? 1 : 0;
+  return failed || unmet ? 1 : 0;
 }

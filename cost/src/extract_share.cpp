@@ -103,14 +103,18 @@ std::vector<double> readers(const Indexed& ix, const Assignment& a) {
 // configuration that can read it: a value no plan computes yet (a merged product its slices
 // would share) priced as the sharing it would have.
 std::vector<double> with_potential_readers(const Indexed& ix, std::vector<double> u) {
-  std::vector<std::vector<size_t>> parents(ix.cls.size());
-  for (size_t i = 0; i < ix.cls.size(); ++i)
+  const size_t n = ix.cls.size();
+  std::vector<double> parents(n, 0);
+  std::vector<size_t> last(n, n); // the last class counted as a parent of each
+  for (size_t i = 0; i < n; ++i)
     for (const std::vector<size_t>& ch : ix.children[i])
       for (size_t o : ch)
-        if (o < ix.cls.size() && (parents[o].empty() || parents[o].back() != i))
-          parents[o].push_back(i);
-  for (size_t i = 0; i < ix.cls.size(); ++i)
-    if (u[i] == 0) u[i] = static_cast<double>(parents[i].size());
+        if (o < n && last[o] != i) {
+          last[o] = i;
+          parents[o] += 1;
+        }
+  for (size_t i = 0; i < n; ++i)
+    if (u[i] == 0) u[i] = parents[i];
   return u;
 }
 

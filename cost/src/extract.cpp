@@ -49,9 +49,43 @@ struct ClassState {
   const Placement& at(size_t k) const { return variants[k].placement; }
 };
 
+// What the DP needs of an op's estimate (model_.op), kept per e-node and placements: the
+// passes evaluate the same op and placements again and again, and extract_plan's two starts
+// differ only in their reshapes.
+struct Estimate {
+  double us = 0;
+  int64_t l1_bytes_per_core = 0, circular_buffers = 0;
+  bool view = false;
+};
+struct EstimateKey {
+  egraph::NodeId node;
+  std::vector<Placement> places; // the result's, then each operand's
+  friend bool operator==(const EstimateKey&, const EstimateKey&) = default;
+};
+struct EstimateHash {
+  size_t operator()(const EstimateKey& k) const {
+    size_t h = std::hash<uint64_t>{}(static_cast<uint64_t>(k.node));
+    auto mix = [&](int64_t v) {
+      h ^= std::hash<int64_t>{}(v) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+    };
+    for (const Placement& p : k.places) {
+      mix(static_cast<int64_t>(p.layout) | static_cast<int64_t>(p.buffer) << 4 |
+          static_cast<int64_t>(p.memory) << 8);
+      mix(static_cast<int64_t>(p.grid.rows) << 16 | p.grid.cols);
+      mix(p.shard_shape[0]);
+      mix(p.shard_shape[1]);
+    }
+    return h;
+  }
+};
+using EstimateCache = std::unordered_map<EstimateKey, std::optional<Estimate>, EstimateHash>;
+
 class Dp {
 public:
-  Dp(const rewrites::TensorEGraph& teg, const CostModel& model) : teg_(teg), model_(model) {}
+  /// `shared` keeps estimates of every op but reshapes (whose price depends on
+  /// CostOptions::reshape_views) for another run over the same e-graph and device.
+  Dp(const rewrites::TensorEGraph& teg, const CostModel& model, EstimateCache* shared = nullptr)
+      : teg_(teg), model_(model), shared_(shared ? shared : &own_) {}
 
   /// With `record`, each pass also records every configuration it evaluates (the last pass's,
   /// at the fixed point, stay: problem()).
@@ -304,8 +338,28 @@ private:
     rec.configs.push_back(NodeConfig{n, k, in.read, us});
   }
 
+  // model_.op of e-node `n` (rethrowing its Error on every call), remembered.
+  Estimate estimate(egraph::NodeId n, OpKind kind, const Attrs& attrs,
+                    std::span<const TensorUse> uses, const TensorUse& out) {
+    EstimateKey key{n, {out.placement}};
+    for (const TensorUse& u : uses) key.places.push_back(u.placement);
+    EstimateCache& cache = kind == OpKind::Reshape ? own_ : *shared_;
+    auto it = cache.find(key);
+    if (it == cache.end()) {
+      std::optional<Estimate> value;
+      try {
+        OpEstimate e = model_.op(kind, attrs, uses, out);
+        value = Estimate{e.us, e.l1_bytes_per_core, e.circular_buffers, e.cost.dominant == "view"};
+      } catch (const Error&) {
+      }
+      it = cache.emplace(std::move(key), value).first;
+    }
+    if (!it->second) throw Error("no kernel for this variant");
+    return *it->second;
+  }
+
   // Whether an op estimated at `e` fits the device's L1 and circular buffers.
-  bool fits(const OpEstimate& e) const {
+  bool fits(const Estimate& e) const {
     return e.l1_bytes_per_core <= model_.device().usable_l1_bytes() &&
            e.circular_buffers <= model_.device().max_circular_buffers;
   }
@@ -409,16 +463,16 @@ private:
         const Placement& p = s.at(k);
         if (p.layout != mode || !s.variants[k].allows(*kind)) continue;
         if (once && p.buffer != BufferType::DRAM) continue;
-        OpEstimate e;
+        Estimate e;
         const Operands* used = &*in;
         try {
-          e = model_.op(*kind, attrs, in->uses, TensorUse{out_type, p});
+          e = estimate(n, *kind, attrs, in->uses, TensorUse{out_type, p});
           if (e.l1_bytes_per_core > model_.device().usable_l1_bytes()) {
             // Too big beside its L1-resident operands: read them from DRAM instead.
             if (!from_dram) from_dram = operands(n, node, *kind, mode, true);
             if (!*from_dram) continue;
             used = &**from_dram;
-            e = model_.op(*kind, attrs, used->uses, TensorUse{out_type, p});
+            e = estimate(n, *kind, attrs, used->uses, TensorUse{out_type, p});
           }
         } catch (const Error&) {
           return changed; // no kernel for this variant
@@ -434,13 +488,43 @@ private:
           s.choice[k] = used->choice;
           changed = true;
         }
+        if (*kind == OpKind::Reshape && !once) changed |= relax_view(c, n, node, attrs, k, rec);
       }
     }
     return changed;
   }
 
+  // A reshape that ttnn runs as a view (no kernel) when its operand is already where the
+  // result goes: besides the operand's best placement (operands()), read it in the result's
+  // own placement `k` when the operand's class offers it.
+  bool relax_view(egraph::Id c, egraph::NodeId n, const egraph::ENode& node, const Attrs& attrs,
+                  uint32_t k, ProblemClass* rec) {
+    ClassState& s = state_[c];
+    const egraph::Id ch = teg_.egraph.find(node.children[0]);
+    const uint32_t kc = index_of(ch, s.at(k));
+    const ClassState& cs = state(ch);
+    if (kc >= cs.variants.size() || cs.cost[kc] == kInf) return false;
+    Operands in;
+    in.choice.node = n;
+    in.choice.child_placement = {kc};
+    in.uses = {TensorUse{teg_.facts_of(ch).type, cs.at(kc)}};
+    in.read = {kc};
+    in.cost = cs.cost[kc];
+    Estimate e =
+        estimate(n, OpKind::Reshape, attrs, in.uses, TensorUse{teg_.facts_of(c).type, s.at(k)});
+    if (!e.view || !fits(e)) return false;
+    if (rec) record(*rec, n, k, in, e.us);
+    double total = std::min(e.us + in.cost, kMaxFinite);
+    if (total >= s.cost[k] - 1e-12) return false;
+    s.cost[k] = total;
+    s.choice[k] = in.choice;
+    return true;
+  }
+
   const rewrites::TensorEGraph& teg_;
   const CostModel& model_;
+  EstimateCache own_;
+  EstimateCache* shared_;
   std::unordered_map<egraph::Id, ClassState> state_;
   std::unordered_set<egraph::Id> constant_; // classes const-eval computes (find_constants)
   std::vector<egraph::Id> order_;           // operands first (operands_first)
@@ -466,8 +550,9 @@ uint32_t dp_config(const ExtractionProblem& problem, egraph::Id c, egraph::NodeI
   return static_cast<uint32_t>(best - configs.begin());
 }
 
-DpOutcome run_dp(const rewrites::TensorEGraph& teg, const CostModel& model, bool record) {
-  Dp dp(teg, model);
+DpOutcome run_dp(const rewrites::TensorEGraph& teg, const CostModel& model, bool record,
+                 EstimateCache* estimates = nullptr) {
+  Dp dp(teg, model, estimates);
   dp.run(record);
   DpOutcome out;
   auto chosen = std::make_shared<std::unordered_map<egraph::Id, egraph::NodeId>>();
@@ -518,6 +603,45 @@ std::optional<Plan> plan_selection(const rewrites::TensorEGraph& teg, const Cost
   }
 }
 
+// `a`, an assignment of `from` (the copy start's problem), as an assignment of `to` (the
+// real one, over the same classes and placements): each class's configuration with the same
+// node, placement and reads, added to `to` where it is missing. Only reshapes are priced
+// differently by the two models, so a missing one keeps its cost unless it is a view under
+// `model`. Nullopt when a class or placement has no counterpart.
+std::optional<Assignment> adopt(const rewrites::TensorEGraph& teg, const CostModel& model,
+                                const ExtractionProblem& from, const Assignment& a,
+                                ExtractionProblem& to) {
+  const egraph::EGraph& eg = teg.egraph;
+  Assignment out;
+  for (const auto& [c, j] : a) {
+    const NodeConfig& x = from.classes.at(c).configs[j];
+    auto it = to.classes.find(c);
+    if (it == to.classes.end() || x.out >= it->second.placements.size()) return std::nullopt;
+    std::vector<NodeConfig>& configs = it->second.configs;
+    auto same = std::find_if(configs.begin(), configs.end(), [&](const NodeConfig& y) {
+      return y.node == x.node && y.out == x.out && y.reads == x.reads;
+    });
+    if (same == configs.end()) {
+      NodeConfig y = x;
+      const egraph::ENode& node = eg.node(x.node);
+      if (rewrites::op_of(node.op) == OpKind::Reshape && x.reads.size() == 1) {
+        auto child = to.classes.find(eg.find(node.children[0]));
+        if (child == to.classes.end() || x.reads[0] >= child->second.placements.size())
+          return std::nullopt;
+        std::array<TensorUse, 1> in{
+            TensorUse{teg.facts_of(child->first).type, child->second.placements[x.reads[0]]}};
+        OpEstimate e = model.op(OpKind::Reshape, teg.facts->attrs_of(eg, node), in,
+                                TensorUse{teg.facts_of(c).type, it->second.placements[x.out]});
+        if (e.cost.dominant == "view") y.cost = 0;
+      }
+      configs.push_back(std::move(y));
+      same = configs.end() - 1;
+    }
+    out[c] = static_cast<uint32_t>(same - configs.begin());
+  }
+  return out;
+}
+
 } // namespace
 
 CostSelection select_by_cost(const rewrites::TensorEGraph& teg, const CostModel& model) {
@@ -531,8 +655,9 @@ Plan extract_plan(const rewrites::TensorEGraph& teg, const CostModel& model,
   // extraction, graphs beyond kMaxBoundedClasses go without (gap 1).
   const bool record = exact || teg.egraph.num_classes() <= kMaxBoundedClasses;
   DpOutcome dp;
+  EstimateCache estimates; // both starts' op estimates but their reshapes
   try {
-    dp = run_dp(teg, model, record);
+    dp = run_dp(teg, model, record, &estimates);
   } catch (const Error&) {
     // No variant of some op fits: planning the shortest program names the op and its bytes.
     plan_graph(rewrites::extract_fewest_ops(teg), model);
@@ -565,6 +690,36 @@ Plan extract_plan(const rewrites::TensorEGraph& teg, const CostModel& model,
     if (double m = mandatory_lower_bound(dp.problem); m > rep.lower_bound) {
       rep.lower_bound = m;
       rep.bound = "mandatory";
+    }
+  }
+  // A second start: the same extraction with every reshape priced as a copy. Views make a
+  // layout change free wherever it keeps the bytes in place, and the tree cost can then trade
+  // an early conversion for several later ones that only look cheaper; the plan of this start
+  // (under the real model) is kept when it is faster.
+  if (record && options.copy_start && model.options().reshape_views) {
+    CostOptions copies = model.options();
+    copies.reshape_views = false;
+    const CostModel coarse(model.device(), copies);
+    std::optional<DpOutcome> alt;
+    try {
+      alt = run_dp(teg, coarse, true, &estimates);
+    } catch (const Error&) {
+      // Reshapes as copies may not fit where views did: the first start stands.
+    }
+    const Assignment a = alt ? alt->assignment : Assignment{};
+    if (std::optional<Plan> other =
+            alt ? plan_selection(teg, model, selection_of(alt->problem, a)) : std::nullopt;
+        other && other->predicted_total_us < plan.predicted_total_us - 1e-9) {
+      plan = std::move(*other);
+      rep.copy_start_taken = true;
+      // Its configurations in the real problem, for the objective, the gap and exact
+      // extraction's starting point.
+      if (std::optional<Assignment> same = adopt(teg, model, alt->problem, a, dp.problem)) {
+        dp_objective = objective(dp.problem, *same);
+        dp.assignment = std::move(*same);
+      } else {
+        dp_objective.reset(); // not known in the real problem
+      }
     }
   }
   rep.dp_planned_us = plan.predicted_total_us;

@@ -212,7 +212,9 @@ SharedRefinement refine_shared(const ExtractionProblem& problem, const Assignmen
     const Indexed following(problem, from_results(operands_first, out.assignment));
     for (const Indexed* ix : {&operands_first, &following}) {
       const std::vector<double> u = readers(*ix, out.assignment);
-      for (const std::vector<double>& shares : {u, with_potential_readers(*ix, u)}) {
+      for (const std::vector<double>& shares :
+           {u, with_potential_readers(*ix, u),
+            with_potential_readers(*ix, std::vector<double>(u.size(), 0))}) {
         std::optional<Assignment> next = shared_dp(*ix, shares);
         if (!next) continue;
         std::optional<double> cost = objective(problem, *next);

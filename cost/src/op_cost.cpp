@@ -24,6 +24,19 @@ const char* short_place(const Placement& p) {
   return p.memory == MemoryLayout::Interleaved ? "L1" : "L1-sharded";
 }
 
+// ttnn's reshape returns its input as a view, with no kernel, when the bytes stay where they
+// are: the last dim is kept, the result keeps the input's placement, and the rows keep their
+// tile padding (row-major, the second-last dim kept, or both second-last dims whole tiles).
+// tt-metal ttnn/cpp/ttnn/operations/data_movement/reshape_view/reshape.cpp (`this_is_view`).
+bool reshape_is_view(const TensorUse& in, const TensorUse& out) {
+  const Shape &a = in.type.shape, &b = out.type.shape;
+  if (a.rank() == 0 || b.rank() == 0 || a[a.rank() - 1] != b[b.rank() - 1]) return false;
+  if (in.placement != out.placement || in.type.dtype != out.type.dtype) return false;
+  if (out.placement.layout == Layout::RowMajor) return true;
+  const int64_t ra = a.rank() >= 2 ? a[a.rank() - 2] : 1, rb = b.rank() >= 2 ? b[b.rank() - 2] : 1;
+  return ra == rb || (ra % 32 == 0 && rb % 32 == 0);
+}
+
 // A collective over the chips along the op's cluster_axis of the device's mesh, priced by
 // collective_cost.h (Ethernet link bandwidth, hops, topology; its sources are cited there).
 // B is the bytes the model counts: all_gather's gathered tensor (the result), reduce_scatter's
@@ -665,10 +678,25 @@ OpEstimate CostModel::op_impl(OpKind kind, const Attrs& attrs, std::span<const T
     e.circular_buffers += 1; // an intermediate buffer for the fused chain
     return e;
   }
+  case OpKind::Reshape:
+    if (options_.reshape_views && reshape_is_view(inputs[0], output)) {
+      OpEstimate e;
+      e.cost.dominant = "view";
+      e.cost.detail = fmt::format("reshape as a view of its input (last dim and tile rows kept, "
+                                  "output {}): no kernel",
+                                  short_place(output.placement));
+      // No core runs it: the grid is the one a copy would take (the lowering's device model
+      // still copies).
+      OpEstimate copy = eltwise(kind, attrs, inputs, output, elt, "(data movement)");
+      e.grid = copy.grid;
+      e.cores = copy.cores;
+      e.l1_bytes_per_core = l1_bytes_per_core(output.type, output.placement);
+      return e;
+    }
+    [[fallthrough]];
   case OpKind::Transpose:
   case OpKind::Permute:
   case OpKind::Broadcast:
-  case OpKind::Reshape:
   case OpKind::Concat:
   case OpKind::Slice:
   case OpKind::Typecast:

@@ -137,13 +137,14 @@ std::string plan_to_text(const Plan& plan) {
     }
     const std::string& dist = plan.distribution(op.result);
     out += fmt::format("{:3} {} = {}({}) -> {}{} | {} cores ({}x{}){} | {:.2f} us | L1 {} B/core | "
-                       "{} CBs | {}-bound{}{}\n",
+                       "{} CBs | {}{}{}\n",
                        i, op.name, op.kind, operands_str(names, op),
                        placement_str(plan.values[op.result].placement),
                        dist.empty() ? "" : fmt::format(" {}", dist), op.cores, op.grid.rows,
                        op.grid.cols, blocking, op.predicted_us, op.l1_bytes_per_core,
-                       op.circular_buffers, op.cost.dominant, activation,
-                       op.one_time ? " | one-time" : "");
+                       op.circular_buffers,
+                       op.cost.dominant == "view" ? "view" : op.cost.dominant + "-bound",
+                       activation, op.one_time ? " | one-time" : "");
     out += fmt::format("      // {}\n", op.cost.detail);
   }
   std::vector<std::string> results;

@@ -201,6 +201,36 @@ TEST(OpCost, RotaryEmbeddingBeatsItsDecomposition) {
   EXPECT_THAT(fused.cost.detail, ::testing::HasSubstr("rotate_half"));
 }
 
+// ttnn runs a reshape that keeps the bytes in place (the last dim, the tile rows and the
+// placement) as a view, with no kernel; any other reshape is a copy.
+TEST(OpCost, ReshapeKeepingTheBytesInPlaceIsAView) {
+  CostModel m(load_device("wormhole_b0"));
+  auto reshape = [&](const CostModel& model, TensorType from, TensorType to, Placement in,
+                     Placement out) {
+    std::vector<TensorUse> ins{{from, in}};
+    return model.op(OpKind::Reshape, {}, ins, {to, out});
+  };
+  // [8, 64, 768] -> [512, 768]: the last dim kept, 64 rows whole tiles.
+  OpEstimate folded = reshape(m, f32({8, 64, 768}), f32({512, 768}), l1(), l1());
+  EXPECT_EQ(folded.us, 0);
+  EXPECT_EQ(folded.cost.dominant, "view");
+  // [8, 197, 768] -> [1, 8, 197, 768]: the second-last dim kept (its padding too).
+  EXPECT_EQ(reshape(m, f32({8, 197, 768}), f32({1, 8, 197, 768}), l1(), l1()).us, 0);
+  // Row-major rows never pad: any reshape keeping the last dim.
+  Placement rows = l1();
+  rows.layout = Layout::RowMajor;
+  EXPECT_EQ(reshape(m, f32({224, 224, 3}), f32({50176, 3}), rows, rows).us, 0);
+  // Copies: rows re-padded (197 -> 1576 rows), the last dim changed, the placement changed.
+  OpEstimate padded = reshape(m, f32({8, 197, 768}), f32({1576, 768}), l1(), l1());
+  EXPECT_GT(padded.us, m.device().launch_us);
+  EXPECT_NE(padded.cost.dominant, "view");
+  EXPECT_GT(reshape(m, f32({512, 768}), f32({512, 12, 64}), l1(), l1()).us, 0);
+  EXPECT_GT(reshape(m, f32({8, 64, 768}), f32({512, 768}), l1(), dram_tile_placement()).us, 0);
+  // With views off (extract_plan's second start) every reshape is a copy.
+  CostModel copies(load_device("wormhole_b0"), {.reshape_views = false});
+  EXPECT_GT(reshape(copies, f32({8, 64, 768}), f32({512, 768}), l1(), l1()).us, 0);
+}
+
 TEST(OpCost, ToLayout) {
   CostModel m(load_device("wormhole_b0"));
   TensorType t = f32({32, 128});

@@ -36,6 +36,12 @@ struct ExtractOptions {
   /// Refine the DP's tree-cost selection with shared values' costs split among their readers
   /// (extract_share.h); off, the DP's selection is the tree cost's (a baseline to compare).
   bool share_refinement = true;
+  /// A second start with every reshape priced as a copy (CostOptions::reshape_views off),
+  /// planned under the real model and kept when faster: reshapes that are free views let the
+  /// tree cost trade one early layout change for later ones that only look cheaper (ResNet-18
+  /// keeps its first stages NCHW without it, 6% slower). Costs a second DP, whose op
+  /// estimates but the reshapes' are shared with the first.
+  bool copy_start = true;
 };
 
 /// The DP selection (one e-node per class) and its predicted cost in microseconds.
@@ -67,6 +73,8 @@ struct ExtractionReport {
   size_t shared_rounds = 0;
   /// Seconds the refinement took, planning its selection included.
   double shared_seconds = 0;
+  /// The second start (every reshape priced as a copy) planned faster and was kept.
+  bool copy_start_taken = false;
   /// Exact extraction's best assignment; NaN when it found none (or did not run).
   double exact_objective = std::numeric_limits<double>::quiet_NaN();
   double exact_planned_us = std::numeric_limits<double>::quiet_NaN();

@@ -12,9 +12,10 @@
 // whose operands come earlier in an order (so the result is acyclic), in two orders: the
 // problem's operands-first one and a post-order from the results following the current
 // assignment (a value and its layout round trip are one cycle in the e-graph; this one lets the
-// plan take it in the direction it uses); and in each, also with the classes the assignment
-// does not read shared by every class that could read them (a merged product its slices would
-// share). Each round only reads the recorded problem (no cost model calls), and the objective
+// plan take it in the direction it uses); and in each, with three sets of shares: the
+// assignment's readers, those with the classes the assignment does not read shared by every
+// class that could read them (a merged product its slices would share), and every class
+// shared by all its possible readers (a start that does not depend on the assignment). Each round only reads the recorded problem (no cost model calls), and the objective
 // never rises.
 //
 //   SharedRefinement r = refine_shared(problem, dp_assignment);

@@ -109,6 +109,10 @@ struct CostOptions {
   /// (tilizing, transposes, folded subgraphs) runs once when the program loads; extraction
   /// minimises the per-inference time. Off: weights are inputs like any other.
   bool const_eval = true;
+  /// A reshape that keeps its operand's bytes where they are (last dim, tile rows and
+  /// placement kept) is a view with no kernel, as ttnn runs it. Off: every reshape is a copy
+  /// (extract_plan's second start, extract.h).
+  bool reshape_views = true;
 };
 
 class CostModel {

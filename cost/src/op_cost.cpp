@@ -142,24 +142,27 @@ double sfpu_weight(OpKind kind) {
   case OpKind::Where:
   case OpKind::Full:
     return 1;
-  // Polynomial or Newton iterations of about eight instructions (a modelling assumption,
-  // not a measured figure; cost/README.md).
+  // One transcendental function (a polynomial or Newton iterations over each element row):
+  // kTranscendentalSfpuPasses.
   case OpKind::Exp:
   case OpKind::Log:
   case OpKind::Sqrt:
   case OpKind::Rsqrt:
   case OpKind::Reciprocal:
-  case OpKind::Sigmoid:
   case OpKind::Tanh:
   case OpKind::Gelu:
   case OpKind::Sin:
   case OpKind::Cos:
   case OpKind::Erf:
-    return 8;
+    return kTranscendentalSfpuPasses;
+  // ttnn's sigmoid is exp(-x) then a Newton reciprocal; silu multiplies by x after it
+  // (tenstorrent/tt-metal pull request #41949 describes the stock kernel).
+  case OpKind::Sigmoid:
+    return 2 * kTranscendentalSfpuPasses;
   case OpKind::Silu:
-    return 9; // sigmoid's eight, then one multiply by x
+    return 2 * kTranscendentalSfpuPasses + 1;
   case OpKind::Pow:
-    return 16; // exp(b * log(a))
+    return 2 * kTranscendentalSfpuPasses; // exp(b * log(a))
   default:
     return 0;
   }

@@ -297,8 +297,10 @@ TEST(OpCost, FusedEpiloguesCountInConvAndLinear) {
     }
   TensorType a = f32({128, 768}), b = f32({768, 3072}), o = f32({128, 3072}), lb = f32({3072});
   std::vector<TensorUse> lin{{a, l1}, {b, dram}, {lb, dram}};
-  EXPECT_LT(m.op(OpKind::Linear, {}, lin, {o, dram}).cost.compute_us,
-            m.op(OpKind::Linear, gelu, lin, {o, dram}).cost.compute_us);
+  // The epilogue weighs in the grid choice (a heavier one may spread wider), so compare the
+  // best times, not one bound.
+  EXPECT_LT(m.op(OpKind::Linear, {}, lin, {o, dram}).us,
+            m.op(OpKind::Linear, gelu, lin, {o, dram}).us);
 }
 
 TEST(OpCost, EveryOpKindHasAnEstimate) {

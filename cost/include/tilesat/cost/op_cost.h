@@ -170,8 +170,18 @@ private:
   CostOptions options_;
 };
 
+/// SFPU passes over a tile (each the descriptor's sfpu_cycles_per_tile) of one transcendental
+/// function (exp, sqrt, rsqrt, reciprocal, ...). Measured per-tile math-thread times: Wormhole
+/// exp 718 and sqrt 957 cycles (tt-metal ttnn/ttnn/operations/examples/compute_fusion/
+/// microbench_report.md, 32 tiles on one core at 1 GHz), Blackhole rsqrt 1010 and reciprocal
+/// 1200 cycles (examples/sfpu_tile_scope/report.md, 748 and 890 ns at 1.35 GHz): 22 to 38
+/// passes of 32 cycles, median 31. The same count on both architectures (their SFPUs issue
+/// one 32-lane instruction per cycle).
+inline constexpr double kTranscendentalSfpuPasses = 31;
+
 /// SFPU cycles per tile of one unary op relative to the simplest (relu = 1): transcendental
-/// functions run a polynomial or iteration of several SFPU instructions.
+/// functions run a polynomial or iteration of many SFPU instructions
+/// (kTranscendentalSfpuPasses each).
 double sfpu_weight(OpKind kind);
 
 } // namespace tilesat::cost

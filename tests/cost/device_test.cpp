@@ -1,5 +1,7 @@
 // Device descriptors: every shipped one loads; bad files get errors naming file and field.
 #include "tilesat/cost/device.h"
+#include "tilesat/cost/op_cost.h"
+#include "tilesat/cost/placement.h"
 #include "tilesat/graph/diagnostic.h"
 
 #include <fstream>
@@ -40,6 +42,24 @@ TEST(Device, ShippedDescriptorsLoad) {
     EXPECT_EQ(d.sources.size(), 21u) << "every numeric field names a source";
     for (const auto& [field, source] : d.sources) EXPECT_FALSE(source.empty()) << field;
   }
+}
+
+// The p150 on firmware 19.5.0 and later exposes an 11x10 compute grid; the rest of the card
+// is the same, so a matmul there spreads over 110 cores instead of 130.
+TEST(Device, BlackholeElevenByTen) {
+  Device full = load_device("blackhole_p150"), later = load_device("blackhole_p150_11x10");
+  EXPECT_EQ(later.grid_usable, (CoreGrid{10, 11}));
+  EXPECT_EQ(later.grid_full, full.grid_full);
+  EXPECT_EQ(later.usable_l1_bytes(), full.usable_l1_bytes());
+  EXPECT_EQ(later.dram_bandwidth_gb_s, full.dram_bandwidth_gb_s);
+  EXPECT_EQ(later.clock_ghz, full.clock_ghz);
+  CostModel a(full), b(later);
+  TensorType x{DType::BF16, Shape{4096, 4096}};
+  std::vector<TensorUse> in{{x, dram_tile_placement()}, {x, dram_tile_placement()}};
+  OpEstimate on_full = a.op(OpKind::Matmul, {}, in, {x, dram_tile_placement()});
+  OpEstimate on_later = b.op(OpKind::Matmul, {}, in, {x, dram_tile_placement()});
+  EXPECT_LE(on_later.cores, 110u);
+  EXPECT_GT(on_later.us, on_full.us);
 }
 
 TEST(Device, WormholeNumbers) {

@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "tilesat/cost/device.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 namespace tilesat::cli {
@@ -73,19 +74,22 @@ std::string describe(const cost::Device& d) {
 int run_devices(const Options& o) {
   std::string out;
   if (o.device_names.empty()) {
-    for (const std::string& name : cost::device_names()) {
+    const std::vector<std::string> names = cost::device_names();
+    size_t width = 0;
+    for (const std::string& name : names) width = std::max(width, name.size());
+    for (const std::string& name : names) {
       cost::Device d = cost::load_device(name);
       if (d.mesh) {
         const cost::Mesh& m = *d.mesh;
-        out += fmt::format("{:<18} mesh {}x{} ({} chips of {}x{} cores), {} GB/s per Ethernet "
+        out += fmt::format("{:<{}} mesh {}x{} ({} chips of {}x{} cores), {} GB/s per Ethernet "
                            "link  {}\n",
-                           d.name, m.shape[0], m.shape[1], m.chips(), d.grid_usable.rows,
+                           d.name, width, m.shape[0], m.shape[1], m.chips(), d.grid_usable.rows,
                            d.grid_usable.cols, m.link_bandwidth_gb_s, d.description);
         continue;
       }
-      out += fmt::format("{:<18} {:>3}x{:<3} cores, {:>8} B L1/core usable, {:>6.1f} GB/s DRAM, "
+      out += fmt::format("{:<{}} {:>3}x{:<3} cores, {:>8} B L1/core usable, {:>6.1f} GB/s DRAM, "
                          "{:.2f} GHz  {}\n",
-                         d.name, d.grid_usable.rows, d.grid_usable.cols, d.usable_l1_bytes(),
+                         d.name, width, d.grid_usable.rows, d.grid_usable.cols, d.usable_l1_bytes(),
                          d.dram_bandwidth_gb_s, d.clock_ghz, d.description);
     }
   } else {

@@ -510,8 +510,12 @@ private:
     in.uses = {TensorUse{teg_.facts_of(ch).type, cs.at(kc)}};
     in.read = {kc};
     in.cost = cs.cost[kc];
-    Estimate e =
-        estimate(n, OpKind::Reshape, attrs, in.uses, TensorUse{teg_.facts_of(c).type, s.at(k)});
+    Estimate e;
+    try {
+      e = estimate(n, OpKind::Reshape, attrs, in.uses, TensorUse{teg_.facts_of(c).type, s.at(k)});
+    } catch (const Error&) {
+      return false; // no kernel for this variant
+    }
     if (!e.view || !fits(e)) return false;
     if (rec) record(*rec, n, k, in, e.us);
     double total = std::min(e.us + in.cost, kMaxFinite);

@@ -14,8 +14,6 @@
 // Each figure is of the repeat with the smallest total (the machine may be shared).
 #include "tilesat/cost/device.h"
 #include "tilesat/cost/extract.h"
-#include "tilesat/cost/legality.h"
-#include "tilesat/cost/planner.h"
 #include "tilesat/lowering/lower.h"
 #include "tilesat/onnx/import.h"
 #include "tilesat/rewrites/rule_sets.h"

@@ -349,7 +349,7 @@ private:
       std::optional<Estimate> value;
       try {
         OpEstimate e = model_.op(kind, attrs, uses, out);
-        value = Estimate{e.us, e.l1_bytes_per_core, e.circular_buffers, e.cost.dominant == "view"};
+        value = Estimate{e.us, e.l1_bytes_per_core, e.circular_buffers, is_view(e.cost)};
       } catch (const Error&) {
       }
       it = cache.emplace(std::move(key), value).first;
@@ -634,9 +634,11 @@ std::optional<Assignment> adopt(const rewrites::TensorEGraph& teg, const CostMod
           return std::nullopt;
         std::array<TensorUse, 1> in{
             TensorUse{teg.facts_of(child->first).type, child->second.placements[x.reads[0]]}};
-        OpEstimate e = model.op(OpKind::Reshape, teg.facts->attrs_of(eg, node), in,
-                                TensorUse{teg.facts_of(c).type, it->second.placements[x.out]});
-        if (e.cost.dominant == "view") y.cost = 0;
+        if (is_view(model
+                        .op(OpKind::Reshape, teg.facts->attrs_of(eg, node), in,
+                            TensorUse{teg.facts_of(c).type, it->second.placements[x.out]})
+                        .cost))
+          y.cost = 0;
       }
       configs.push_back(std::move(y));
       same = configs.end() - 1;
@@ -710,15 +712,15 @@ Plan extract_plan(const rewrites::TensorEGraph& teg, const CostModel& model,
     } catch (const Error&) {
       // Reshapes as copies may not fit where views did: the first start stands.
     }
-    const Assignment a = alt ? alt->assignment : Assignment{};
-    if (std::optional<Plan> other =
-            alt ? plan_selection(teg, model, selection_of(alt->problem, a)) : std::nullopt;
-        other && other->predicted_total_us < plan.predicted_total_us - 1e-9) {
+    std::optional<Plan> other;
+    if (alt) other = plan_selection(teg, model, selection_of(alt->problem, alt->assignment));
+    if (other && other->predicted_total_us < plan.predicted_total_us - 1e-9) {
       plan = std::move(*other);
       rep.copy_start_taken = true;
       // Its configurations in the real problem, for the objective, the gap and exact
       // extraction's starting point.
-      if (std::optional<Assignment> same = adopt(teg, model, alt->problem, a, dp.problem)) {
+      if (std::optional<Assignment> same =
+              adopt(teg, model, alt->problem, alt->assignment, dp.problem)) {
         dp_objective = objective(dp.problem, *same);
         dp.assignment = std::move(*same);
       } else {

@@ -436,17 +436,26 @@ double CostModel::read_us(const TensorUse& t, uint32_t cores, double* dram, doub
   return bytes;
 }
 
+CostModel::Spread CostModel::spread(const TensorUse& output) const {
+  auto t = tiles_2d(output.type.shape);
+  Spread s;
+  s.grid = output.placement.memory != MemoryLayout::Interleaved &&
+                   output.placement.buffer == BufferType::L1
+               ? output.placement.grid
+               : device_.grid_usable;
+  s.cores = std::min<int64_t>(t[0] * t[1], s.grid.cores());
+  s.busy = s.cores == s.grid.cores() ? s.grid : bounding_grid(s.cores, s.grid);
+  return s;
+}
+
 OpEstimate CostModel::eltwise(OpKind kind, const Attrs& /*attrs*/,
                               std::span<const TensorUse> inputs, const TensorUse& output,
                               double cycles_per_tile, std::string what) const {
   const Device& d = device_;
   auto t = tiles_2d(output.type.shape);
   int64_t tiles = t[0] * t[1];
-  CoreGrid grid = output.placement.memory != MemoryLayout::Interleaved &&
-                          output.placement.buffer == BufferType::L1
-                      ? output.placement.grid
-                      : d.grid_usable;
-  int64_t cores = std::min<int64_t>(tiles, grid.cores());
+  const Spread sp = spread(output);
+  const int64_t cores = sp.cores;
   int64_t per_core = ceil_div(tiles, cores);
   double dram = 0, noc = 0, l1 = 0;
   double in_bytes_per_tile = 0;
@@ -480,7 +489,7 @@ OpEstimate CostModel::eltwise(OpKind kind, const Attrs& /*attrs*/,
       fmt::format("{} {}: {}, output {}", op_name(kind), what, work, short_place(output.placement)),
       sharded);
   e.cores = static_cast<uint32_t>(cores);
-  e.grid = cores == grid.cores() ? grid : bounding_grid(cores, grid);
+  e.grid = sp.busy;
   // Two-tile double-buffered circular buffers per operand and for the result, plus the
   // L1-resident tensors themselves.
   e.circular_buffers = static_cast<int64_t>(inputs.size()) + 1;
@@ -690,9 +699,9 @@ OpEstimate CostModel::op_impl(OpKind kind, const Attrs& attrs, std::span<const T
                                   short_place(output.placement));
       // No core runs it: the grid is the one a copy would take (the lowering's device model
       // still copies).
-      OpEstimate copy = eltwise(kind, attrs, inputs, output, elt, "(data movement)");
-      e.grid = copy.grid;
-      e.cores = copy.cores;
+      const Spread sp = spread(output);
+      e.grid = sp.busy;
+      e.cores = static_cast<uint32_t>(sp.cores);
       e.l1_bytes_per_core = l1_bytes_per_core(output.type, output.placement);
       return e;
     }

@@ -142,8 +142,7 @@ std::string plan_to_text(const Plan& plan) {
                        placement_str(plan.values[op.result].placement),
                        dist.empty() ? "" : fmt::format(" {}", dist), op.cores, op.grid.rows,
                        op.grid.cols, blocking, op.predicted_us, op.l1_bytes_per_core,
-                       op.circular_buffers,
-                       op.cost.dominant == "view" ? "view" : op.cost.dominant + "-bound",
+                       op.circular_buffers, is_view(op.cost) ? "view" : op.cost.dominant + "-bound",
                        activation, op.one_time ? " | one-time" : "");
     out += fmt::format("      // {}\n", op.cost.detail);
   }

@@ -152,6 +152,14 @@ private:
                     std::string detail, bool sharded_operands) const;
   OpEstimate eltwise(OpKind kind, const Attrs& attrs, std::span<const TensorUse> inputs,
                      const TensorUse& output, double cycles_per_tile, std::string what) const;
+  /// The grid a tile-by-tile op spreads `output`'s tiles over (its shard grid when sharded in
+  /// L1, else the usable grid), the busy cores on it, and their smallest enclosing rectangle.
+  struct Spread {
+    CoreGrid grid;
+    int64_t cores = 0;
+    CoreGrid busy;
+  };
+  Spread spread(const TensorUse& output) const;
   double read_us(const TensorUse& t, uint32_t cores, double* dram, double* noc, double* l1) const;
   /// A matmul-like op's configuration from its operands' and result's types and placements
   /// (shapes left to the caller).

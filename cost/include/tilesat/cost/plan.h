@@ -74,11 +74,16 @@ struct CostBreakdown {
   double noc_us = 0;
   double l1_us = 0;
   double dispatch_us = 0;
-  /// "compute", "dram", "noc", "l1" or "dispatch".
+  /// "compute", "dram", "noc", "l1", "dispatch", or "view" (a reshape with no kernel).
   std::string dominant;
   /// A one-line account with the numbers (tiles, cycles, bytes, bandwidths).
   std::string detail;
 };
+
+/// Whether an op so costed is a reshape ttnn runs as a view of its input (no kernel, no time).
+inline bool is_view(const CostBreakdown& c) {
+  return c.dominant == "view";
+}
 
 /// A value of the plan: a graph value (or a converted copy of one) and how it is stored.
 struct PlannedValue {

@@ -96,10 +96,23 @@ std::optional<MatmulChoice> solve(const MatmulConfig& m, const Device& d, GridFr
   z3::expr noc = num(kt) * (num(m.in0_tile_bytes) * pm + num(m.in1_tile_bytes) * pn) *
                  scaled(1.0 / d.noc_bytes_per_cycle_per_link);
   double dram_cycles = matmul_dram_bytes(m) / (d.dram_bandwidth_gb_s * 1e3) * d.clock_ghz * 1e3;
+  // A DRAM output's last block (here each core's whole block) is written after the compute:
+  // the used rows' tiles times the used columns' tiles at the DRAM rate.
+  z3::expr tail = num(0);
+  if (!m.out_l1) {
+    const double tail_per_tile =
+        static_cast<double>(m.out_tile_bytes) / (d.dram_bandwidth_gb_s * 1e3) * d.clock_ghz * 1e3;
+    z3::expr col_tiles =
+        by_case(c, [&](int64_t k) { return num(ceil_div(nt, per_n(k)) * per_n(k)); });
+    tail = by_case(r, [&](int64_t k) {
+      return scaled(tail_per_tile * static_cast<double>(ceil_div(mt, per_m(k)) * per_m(k))) *
+             col_tiles;
+    });
+  }
   z3::expr time = ctx.int_const("time");
   opt.add(time >= noc && time >= scaled(dram_cycles));
   if (m.in0_l1) {
-    opt.add(time >= compute);
+    opt.add(time >= compute + tail);
   } else {
     // in0 from DRAM: each of the Kt / in0_block_w inner blocks waits for the slower of its
     // compute and its fetch (matmul_block_fetch_us: a latency plus the larger of the in0 and
@@ -110,8 +123,8 @@ std::optional<MatmulChoice> solve(const MatmulConfig& m, const Device& d, GridFr
     auto fetch_all = [&](int64_t tile_bytes, const z3::expr& side) {
       return scaled(latency) * qk + scaled(per_byte * static_cast<double>(kt * tile_bytes)) * side;
     };
-    opt.add(time >= compute && time >= fetch_all(m.in0_tile_bytes, pm));
-    if (!m.in1_l1) opt.add(time >= fetch_all(m.in1_tile_bytes, pn));
+    opt.add(time >= compute + tail && time >= fetch_all(m.in0_tile_bytes, pm) + tail);
+    if (!m.in1_l1) opt.add(time >= fetch_all(m.in1_tile_bytes, pn) + tail);
   }
   // Lexicographic, one objective at a time, each fixed at its optimum before the next: the
   // predicted time; on ties (a DRAM-bound matmul is as fast on fewer cores) the fewest grid

@@ -387,6 +387,21 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
                           : static_cast<double>(b.in0_block_w * b.out_block_w * m.in1_tile_bytes)));
     compute_us = std::max(compute_us, static_cast<double>(blocks) * fetch_us);
   }
+  // The writer sends an output block to DRAM only once its last inner block is packed, so the
+  // final block's write follows the compute: every core's last block at the DRAM rate (the
+  // earlier blocks' writes overlap the blocks computed after them).
+  double tail_us = 0;
+  if (!m.out_l1) {
+    tail_us = static_cast<double>(b.out_block_h * b.out_block_w * rows_used * cols_used *
+                                  m.out_tile_bytes) /
+              (d.dram_bandwidth_gb_s * 1e3);
+    if (one_d) noc_us += tail_us;
+    // The core's timeline is its compute, then the write; it is named by the longer of the two.
+    if (tail_us > compute_us)
+      dram_us = std::max(dram_us, compute_us + tail_us);
+    else
+      compute_us += tail_us;
+  }
   std::string detail =
       fmt::format("matmul {}x{}x{} = {}x{}x{} tiles on {}x{} cores{}, {}x{} tiles per core, "
                   "subblock {}x{}, {:.0f} tile products x ({:.0f} FPU {} + {:.1f} unpack) cycles",
@@ -407,6 +422,8 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
     detail += fmt::format(", {} inner blocks each waiting for the slower of its compute and a "
                           "{:.2f} us DRAM fetch",
                           blocks, fetch_us);
+  if (tail_us > 0)
+    detail += fmt::format(", then {:.2f} us writing the last output block to DRAM", tail_us);
   OpEstimate e = finish(compute_us, dram_us, noc_us, 0, detail, m.in0_sharded || m.out_sharded);
   // A 1-D multicast's line of cores is laid out on the grid: the smallest rectangle holding it.
   e.grid = one_d ? bounding_grid(rows_used * cols_used,

@@ -380,12 +380,13 @@ TEST(OpCost, OutOfBoxMatmulsAsTtnnRunsThem) {
     c.grid = CoreGrid{8, 8};
     return CostModel(d, {.fidelity = f}).matmul(ttnn_default_matmul(c, d));
   };
-  // The one sender's fetches bound the 1-D case (over-predicted by 29% and 20%); the 2-D
+  // The one sender's fetches, then the last output block's write, bound the 1-D case
+  // (over-predicted by 32% and 23%); the 2-D
   // 1024^3 waits on its fetches too (under-predicted by 35%: on the n150 the fetch overlaps
   // the compute less than the model assumes at this size; cost/README.md).
   OpEstimate wide = run(512, 1024, 1024, 2048, MathFidelity::HiFi2);
   EXPECT_EQ(wide.cost.dominant, "noc");
-  EXPECT_NEAR(wide.us, 115.2, 115.2 * 0.3);
+  EXPECT_NEAR(wide.us, 115.2, 115.2 * 0.35);
   EXPECT_NE(wide.cost.detail.find("1-D in0 multicast"), std::string::npos);
   EXPECT_NEAR(run(512, 1024, 1024, 1088, MathFidelity::LoFi).us, 72.4, 72.4 * 0.3);
   OpEstimate square = run(1024, 1024, 1024, 2048, MathFidelity::HiFi2);
@@ -412,9 +413,32 @@ TEST(OpCost, PartialSumReloadsAndDramFetchHandshakes) {
   c.packer_l1_acc = true;
   c.m = c.n = 256;
   OpEstimate fetched = model.matmul(c);
-  EXPECT_NEAR(fetched.cost.compute_us, 8 * matmul_block_fetch_us(d, 4 * 2048), 1e-6);
+  // Then each used core writes its output tile to DRAM: 8x8 tiles of 2048 bytes.
+  const double tail_us = 64 * 2048 / (d.dram_bandwidth_gb_s * 1e3);
+  EXPECT_NEAR(fetched.cost.compute_us, 8 * matmul_block_fetch_us(d, 4 * 2048) + tail_us, 1e-6);
   c.in0_l1 = true;
   EXPECT_LT(model.matmul(c).cost.compute_us, fetched.cost.compute_us);
+}
+
+// A DRAM output's last block is written after the compute that produces it: the output in L1
+// saves exactly that write (the blocks before the last overlap the compute after them).
+TEST(OpCost, LastOutputBlockIsWrittenAfterTheCompute) {
+  Device d = load_device("blackhole_p150");
+  MatmulConfig c;
+  c.m = 1024;
+  c.k = 2048;
+  c.n = 1024;
+  c.grid = CoreGrid{8, 8};
+  c.in0_l1 = c.in1_l1 = true;
+  CostModel model(d);
+  OpEstimate to_dram = model.matmul(c);
+  c.out_l1 = true;
+  OpEstimate to_l1 = model.matmul(c);
+  // 32x32 output tiles, 4x4 per core on 8x8 cores, all written at the end.
+  EXPECT_NEAR(to_dram.cost.compute_us - to_l1.cost.compute_us,
+              32 * 32 * 2048 / (d.dram_bandwidth_gb_s * 1e3), 1e-6);
+  EXPECT_NE(to_dram.cost.detail.find("writing the last output block to DRAM"), std::string::npos);
+  EXPECT_EQ(to_l1.cost.detail.find("writing the last output block"), std::string::npos);
 }
 
 } // namespace

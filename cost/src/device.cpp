@@ -99,6 +99,8 @@ const std::vector<std::pair<std::string, Setter>>& numeric_fields() {
        [](Device& d, const json& v, auto& p, auto& f) {
          d.unpack_bytes_per_cycle = positive_number(v, p, f);
        }},
+      {"pack_bytes_per_cycle", [](Device& d, const json& v, auto& p,
+                                  auto& f) { d.pack_bytes_per_cycle = positive_number(v, p, f); }},
       {"dst_tiles",
        [](Device& d, const json& v, auto& p, auto& f) { d.dst_tiles = positive_int(v, p, f); }},
       {"max_circular_buffers", [](Device& d, const json& v, auto& p,

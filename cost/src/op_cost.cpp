@@ -347,11 +347,12 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
   double unpack = tiles * unpack_bytes_per_tile / d.unpack_bytes_per_cycle;
   double epilogue = static_cast<double>(block_tiles) * m.epilogue_cycles_per_tile;
   // Without packer accumulation in L1, each inner block after the first packs the partial
-  // output block out and unpacks it again: two passes of its bytes through the L1 ports.
+  // output block out and unpacks it again: its bytes through the packers, then the unpacker.
   double spill = m.packer_l1_acc
                      ? 0.0
-                     : static_cast<double>((k_blocks - 1) * block_tiles) * 2.0 *
-                           static_cast<double>(m.out_tile_bytes) / d.unpack_bytes_per_cycle;
+                     : static_cast<double>((k_blocks - 1) * block_tiles) *
+                           static_cast<double>(m.out_tile_bytes) *
+                           (1.0 / d.pack_bytes_per_cycle + 1.0 / d.unpack_bytes_per_cycle);
   double compute_us = d.cycles_to_us(fpu + unpack + epilogue + spill);
   // Streaming re-reads in0 once per block column and in1 once per block row.
   double dram_bytes = matmul_dram_bytes(m);

@@ -404,10 +404,17 @@ TEST(OpCost, PartialSumReloadsAndDramFetchHandshakes) {
   OpEstimate accumulate = model.matmul(c);
   c.packer_l1_acc = false;
   OpEstimate reload = model.matmul(c);
-  // 8 inner blocks: 7 reloads of the 4x4 block, each tile packed and unpacked (2 x 2048 bytes
-  // at the unpackers' 64 bytes per cycle).
+  // 8 inner blocks: 7 reloads of the 4x4 block, each tile packed (2048 bytes at the packers'
+  // 64 bytes per cycle) and unpacked again (at the unpacker's 64).
   EXPECT_NEAR(reload.cost.compute_us - accumulate.cost.compute_us,
-              d.cycles_to_us(7 * 16 * 2 * 2048 / d.unpack_bytes_per_cycle), 1e-6);
+              d.cycles_to_us(7 * 16 * 2048 / d.pack_bytes_per_cycle +
+                             7 * 16 * 2048 / d.unpack_bytes_per_cycle),
+              1e-6);
+  // A slower packer makes the reloads slower.
+  Device slow_pack = d;
+  slow_pack.pack_bytes_per_cycle = d.pack_bytes_per_cycle / 2;
+  EXPECT_NEAR(CostModel(slow_pack).matmul(c).cost.compute_us - reload.cost.compute_us,
+              d.cycles_to_us(7 * 16 * 2048 / d.pack_bytes_per_cycle), 1e-6);
   // 256x1024x256: one output tile per core, whose 8 fetches of 1x4-tile (8 KiB) in0 and in1
   // blocks from DRAM take longer than its compute; the cores wait for them (in0 in L1: none).
   c.packer_l1_acc = true;

@@ -49,6 +49,7 @@ std::string describe(const cost::Device& d) {
       {"fpu_eltwise_cycles_per_tile", fmt::format("{}", d.fpu_eltwise_cycles_per_tile)},
       {"sfpu_cycles_per_tile", fmt::format("{}", d.sfpu_cycles_per_tile)},
       {"unpack_bytes_per_cycle", fmt::format("{}", d.unpack_bytes_per_cycle)},
+      {"pack_bytes_per_cycle", fmt::format("{}", d.pack_bytes_per_cycle)},
       {"dst_tiles", fmt::format("{}", d.dst_tiles)},
       {"max_circular_buffers", fmt::format("{}", d.max_circular_buffers)},
       {"launch_us", fmt::format("{}", d.launch_us)},

@@ -53,6 +53,8 @@ struct Device {
   double sfpu_cycles_per_tile = 0;
   /// Bytes per cycle the unpackers move from L1 into the math engine.
   double unpack_bytes_per_cycle = 0;
+  /// Bytes per cycle the packers move from the destination registers back to L1.
+  double pack_bytes_per_cycle = 0;
   int64_t dst_tiles = 0;
   int64_t max_circular_buffers = 0;
   /// Device-side cost of starting one op (program launch, pipeline fill).

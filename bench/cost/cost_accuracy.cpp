@@ -11,6 +11,10 @@
 // it first fits the descriptors' inner-block fetch latency (`matmul_block_sync_us`, the same
 // value on every device) on FIT's rows alone, by median APE, and scores the other files with
 // it: a check that what one device's rows teach transfers to another device.
+// A hand-tuned row whose dtype and per-core shape the GEMM benchmark's table lists
+// (gemm_tuned_configs.csv, tuned_configs.h) is predicted with the benchmark's configuration;
+// `--configs FILE` reads another table, `--configs none` lets the model block every tuned row
+// itself. The run says how many tuned rows each way took.
 //   cost_accuracy --by device,config,grid gemm_flops_n150.csv gemm_flops_p150_dev.csv
 //   cost_accuracy --fit-on gemm_flops_n150.csv gemm_flops_p150_dev.csv
 #include "gemm_csv.h"
@@ -20,6 +24,7 @@
 #include "tilesat/cost/op_cost.h"
 #include "tilesat/cost/ttnn_matmul_default.h"
 #include "tilesat/graph/diagnostic.h"
+#include "tuned_configs.h"
 
 #include <algorithm>
 #include <cmath>
@@ -97,27 +102,45 @@ private:
   std::map<std::string, tilesat::cost::Device> devices_;
 };
 
-// The model's estimate for one measured row: out-of-box rows ran with ttnn's own program
-// configuration, tuned rows with the benchmark's explicit one (2-D multicast, packer
-// accumulation in L1).
-tilesat::cost::OpEstimate predict(const tilesat::bench::GemmRow& r,
+// How each row's program configuration is found: out-of-box rows ran with ttnn's own,
+// tuned rows with the benchmark's explicit one (2-D multicast, packer accumulation in L1): from
+// the table when it lists the row, else blocked by the model.
+class Configs {
+public:
+  explicit Configs(const std::string& table) {
+    if (table != "none") table_.emplace(table);
+  }
+  tilesat::cost::MatmulConfig get(const tilesat::bench::GemmRow& r,
                                   const tilesat::cost::Device& d) {
+    if (r.config_name == "out_of_box") return tilesat::cost::ttnn_default_matmul(r.config, d);
+    std::optional<tilesat::cost::MatmulConfig> c = table_ ? table_->config(r) : std::nullopt;
+    ++(c ? from_table : blocked_by_model);
+    return c ? *c : r.config;
+  }
+  int from_table = 0, blocked_by_model = 0;
+
+private:
+  std::optional<tilesat::bench::TunedConfigs> table_;
+};
+
+// The model's estimate for one measured row.
+tilesat::cost::OpEstimate predict(const tilesat::bench::GemmRow& r, const tilesat::cost::Device& d,
+                                  Configs& configs) {
   using namespace tilesat;
   cost::CostModel model(d, {.fidelity = r.config.fidelity, .trace = r.trace});
-  return model.matmul(r.config_name == "out_of_box" ? cost::ttnn_default_matmul(r.config, d)
-                                                    : r.config);
+  return model.matmul(configs.get(r, d));
 }
 
 // The fetch latency, 0.1 to 2 us in steps of 0.1, with the lowest median APE on `file`'s rows
 // (then the lowest p90).
-double fit_block_latency(const std::string& file) {
+double fit_block_latency(const std::string& file, Configs& configs) {
   std::vector<tilesat::bench::GemmRow> rows = tilesat::bench::read_gemm_csv(file);
   double best = 0, best_median = 0, best_p90 = 0;
   for (int step = 1; step <= 20; ++step) {
     Devices devices(step * 0.1);
     std::vector<double> ape;
     for (const auto& r : rows) {
-      double us = predict(r, devices.get(r, file)).us;
+      double us = predict(r, devices.get(r, file), configs).us;
       ape.push_back(std::abs(us - r.time_us) / r.time_us * 100);
     }
     double med = median(ape), p90 = percentile(ape, 0.9);
@@ -139,12 +162,14 @@ int main(int argc, char** argv) {
   using namespace tilesat;
   bool show_rows = false;
   std::vector<std::string> files, by;
-  std::string fit_on;
+  std::string fit_on, table = TILESAT_TUNED_CONFIGS;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--rows") == 0) {
       show_rows = true;
     } else if (std::strcmp(argv[i], "--fit-on") == 0 && i + 1 < argc) {
       fit_on = argv[++i];
+    } else if (std::strcmp(argv[i], "--configs") == 0 && i + 1 < argc) {
+      table = argv[++i];
     } else if (std::strcmp(argv[i], "--by") == 0 && i + 1 < argc) {
       std::string keys = argv[++i];
       for (size_t at = 0; at <= keys.size();) {
@@ -158,7 +183,7 @@ int main(int argc, char** argv) {
   }
   if (files.empty()) {
     fmt::print(stderr, "usage: cost_accuracy [--rows] [--by KEY[,KEY...]] [--fit-on FIT.csv] "
-                       "FILE.csv...\n");
+                       "[--configs TABLE.csv|none] FILE.csv...\n");
     return 2;
   }
   try {
@@ -168,14 +193,15 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
+    Configs fit_configs(table), configs(table);
     Devices devices(fit_on.empty() ? std::optional<double>{}
-                                   : std::optional<double>{fit_block_latency(fit_on)});
+                                   : std::optional<double>{fit_block_latency(fit_on, fit_configs)});
     std::vector<Sample> all;
     std::map<std::string, std::vector<Sample>> groups;
     for (const std::string& file : files) {
       std::vector<Sample> samples;
       for (const bench::GemmRow& r : bench::read_gemm_csv(file)) {
-        cost::OpEstimate e = predict(r, devices.get(r, file));
+        cost::OpEstimate e = predict(r, devices.get(r, file), configs);
         samples.push_back({e.us, r.time_us});
         if (!by.empty()) {
           std::string key;
@@ -193,6 +219,9 @@ int main(int argc, char** argv) {
       all.insert(all.end(), samples.begin(), samples.end());
     }
     fmt::print("overall {}\n", summary(all));
+    if (configs.from_table + configs.blocked_by_model > 0)
+      fmt::print("tuned rows: {} with the benchmark's configuration, {} blocked by the model\n",
+                 configs.from_table, configs.blocked_by_model);
     for (const auto& [key, samples] : groups) fmt::print("{}: {}\n", key, summary(samples, true));
   } catch (const Error& e) {
     fmt::print(stderr, "cost_accuracy: {}\n", e.what());

@@ -12,6 +12,20 @@
 
 namespace tilesat::bench {
 
+int64_t dtype_tile_bytes(const std::string& dt) {
+  return dt == "BFLOAT16"    ? 2048
+         : dt == "BFLOAT8_B" ? 1088
+         : dt == "BFLOAT4_B" ? 576
+         : dt == "FLOAT32"   ? 4096
+                             : 0;
+}
+
+std::optional<bool> parse_flag(const std::string& s) {
+  if (s == "True" || s == "true" || s == "1") return true;
+  if (s == "False" || s == "false" || s == "0" || s.empty()) return false;
+  return std::nullopt;
+}
+
 std::vector<GemmRow> read_gemm_csv(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw Error(fmt::format("{}: cannot open file", path));
@@ -52,10 +66,9 @@ std::vector<GemmRow> read_gemm_csv(const std::string& path) {
       return v;
     };
     auto flag = [&](const char* name) {
-      const std::string& s = get(name);
-      if (s == "True" || s == "true" || s == "1") return true;
-      if (s == "False" || s == "false" || s == "0" || s.empty()) return false;
-      throw bad(name, "expected True or False");
+      std::optional<bool> b = parse_flag(get(name));
+      if (!b) throw bad(name, "expected True or False");
+      return *b;
     };
     auto storage = [&](const char* name) {
       const std::string& s = get(name);
@@ -77,12 +90,7 @@ std::vector<GemmRow> read_gemm_csv(const std::string& path) {
     c.m = integer("m");
     c.k = integer("k");
     c.n = integer("n");
-    const std::string& dt = get("dtype");
-    int64_t tb = dt == "BFLOAT16"    ? 2048
-                 : dt == "BFLOAT8_B" ? 1088
-                 : dt == "BFLOAT4_B" ? 576
-                 : dt == "FLOAT32"   ? 4096
-                                     : 0;
+    int64_t tb = dtype_tile_bytes(get("dtype"));
     if (tb == 0) throw bad("dtype", "expected BFLOAT16, BFLOAT8_B, BFLOAT4_B or FLOAT32");
     c.in0_tile_bytes = c.in1_tile_bytes = c.out_tile_bytes = tb;
     try {

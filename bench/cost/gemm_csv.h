@@ -11,6 +11,8 @@
 
 #include "tilesat/cost/op_cost.h"
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,6 +28,12 @@ struct GemmRow {
   double time_us = 0;
   int line = 0;
 };
+
+/// Bytes of one 32x32 tile of a dtype as the report names it (BFLOAT16 2048, BFLOAT8_B 1088,
+/// BFLOAT4_B 576, FLOAT32 4096); 0 for any other name.
+int64_t dtype_tile_bytes(const std::string& dtype);
+/// A True/False column (also true/false, 1/0; empty is false); nullopt for anything else.
+std::optional<bool> parse_flag(const std::string& s);
 
 /// Reads every row; throws tilesat::Error naming file:line and the column on bad input.
 std::vector<GemmRow> read_gemm_csv(const std::string& path);

@@ -83,14 +83,18 @@ std::optional<MatmulChoice> solve(const MatmulConfig& m, const Device& d, GridFr
               num(m.out_tile_bytes) * block <=
           num(d.usable_l1_bytes()));
   // Time in units of 1/(S * unpack_bytes_per_cycle) cycles, so the unpacker's bytes are
-  // integers: compute = Kt * (block * FPU + in0 * pm * (pn / w) + in1 * pn * (pm / h)) plus
+  // integers: compute = Kt * (block * FPU + the unpackers' bytes over the block) plus
   // the epilogue on every output tile; NoC = Kt * (pm * in0 + pn * in1) / link bytes per
   // cycle; DRAM is fixed by the operands' placement.
   constexpr double S = 1000;
   const double rate = d.unpack_bytes_per_cycle;
   auto scaled = [&](double cycles) { return num(std::llround(cycles * rate * S)); };
   const double fpu = d.fpu_matmul_cycles_per_tile[static_cast<size_t>(m.fidelity)];
-  z3::expr traffic = num(m.in0_tile_bytes) * pm_times(qw) + num(m.in1_tile_bytes) * pn_times(qh);
+  // The unpackers' bytes per inner tile over the block (matmul_unpack_bytes_per_product): one
+  // operand's tile every product, the other's once per sub-block row (w >= h) or column.
+  z3::expr traffic =
+      z3::ite(w.var >= h.var, num(m.in1_tile_bytes) * block + num(m.in0_tile_bytes) * pm_times(qw),
+              num(m.in0_tile_bytes) * block + num(m.in1_tile_bytes) * pn_times(qh));
   z3::expr compute = num(kt) * (scaled(fpu) * block + num(static_cast<int64_t>(S)) * traffic) +
                      scaled(m.epilogue_cycles_per_tile) * block;
   z3::expr noc = num(kt) * (num(m.in0_tile_bytes) * pm + num(m.in1_tile_bytes) * pn) *

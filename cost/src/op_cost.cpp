@@ -118,6 +118,12 @@ double matmul_dram_bytes(const MatmulConfig& m) {
          (m.out_l1 ? 0.0 : static_cast<double>(mt * nt * m.out_tile_bytes));
 }
 
+double matmul_unpack_bytes_per_product(const MatmulConfig& m, int64_t h, int64_t w) {
+  const auto in0 = static_cast<double>(m.in0_tile_bytes),
+             in1 = static_cast<double>(m.in1_tile_bytes);
+  return w >= h ? in1 + in0 / static_cast<double>(w) : in0 + in1 / static_cast<double>(h);
+}
+
 double matmul_block_fetch_us(const Device& d, double block_bytes) {
   return d.matmul_block_sync_us +
          d.cycles_to_us(kBlockFetchLinkPasses * block_bytes / d.noc_bytes_per_cycle_per_link);
@@ -304,8 +310,7 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
       if (b.out_block_h % h) continue;
       for (int64_t w = 1; w <= b.out_block_w && h * w <= dst; ++w) {
         if (b.out_block_w % w) continue;
-        double bytes = static_cast<double>(m.in0_tile_bytes) / static_cast<double>(w) +
-                       static_cast<double>(m.in1_tile_bytes) / static_cast<double>(h);
+        double bytes = matmul_unpack_bytes_per_product(m, h, w);
         if (best_bytes == 0 || bytes < best_bytes - 1e-9) {
           best_bytes = bytes;
           b.out_subblock_h = h;
@@ -340,10 +345,8 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
   const int64_t block_tiles = b.per_core_m * b.per_core_n;
   double tiles = static_cast<double>(block_tiles * kt);
   double fpu = tiles * d.fpu_matmul_cycles_per_tile[static_cast<size_t>(m.fidelity)];
-  // The unpackers bring an in0 tile per output column of a sub-block and an in1 tile per row.
   double unpack_bytes_per_tile =
-      static_cast<double>(m.in0_tile_bytes) / static_cast<double>(b.out_subblock_w) +
-      static_cast<double>(m.in1_tile_bytes) / static_cast<double>(b.out_subblock_h);
+      matmul_unpack_bytes_per_product(m, b.out_subblock_h, b.out_subblock_w);
   double unpack = tiles * unpack_bytes_per_tile / d.unpack_bytes_per_cycle;
   double epilogue = static_cast<double>(block_tiles) * m.epilogue_cycles_per_tile;
   // Without packer accumulation in L1, each inner block after the first packs the partial

@@ -61,21 +61,19 @@ OutBlock fit_out_block(const MatmulConfig& m, int64_t per_core_m, int64_t per_co
   return {1, 1, 1};
 }
 
-// The first sub-block (h, w) of ttnn's preference list that divides the output block (at most
-// four tiles when accumulating in f32).
-std::pair<int64_t, int64_t> ttnn_subblock(int64_t out_h, int64_t out_w, bool fp32) {
+} // namespace
+
+std::pair<int64_t, int64_t> ttnn_subblock(int64_t out_h, int64_t out_w, bool fp32, bool one_row) {
   static constexpr std::array<std::pair<int, int>, 20> kChoices = {{
       {4, 2}, {2, 4}, {8, 1}, {1, 8}, {7, 1}, {1, 7}, {3, 2}, {2, 3}, {6, 1}, {1, 6},
       {5, 1}, {1, 5}, {2, 2}, {4, 1}, {1, 4}, {3, 1}, {1, 3}, {2, 1}, {1, 2}, {1, 1},
   }};
   for (auto [h, w] : kChoices) {
-    if (fp32 && h * w > 4) continue;
+    if ((fp32 && h * w > 4) || (one_row && h != 1)) continue;
     if (out_h % h == 0 && out_w % w == 0) return {h, w};
   }
   return {1, 1};
 }
-
-} // namespace
 
 MatmulConfig ttnn_default_matmul(const MatmulConfig& config, const Device& device) {
   MatmulConfig m = config;
@@ -119,7 +117,7 @@ MatmulConfig ttnn_default_matmul(const MatmulConfig& config, const Device& devic
     b.in0_block_w = o.in0_block_w;
   }
   std::tie(b.out_subblock_h, b.out_subblock_w) =
-      ttnn_subblock(b.out_block_h, b.out_block_w, m.fp32_accumulate);
+      ttnn_subblock(b.out_block_h, b.out_block_w, m.fp32_accumulate, false);
   m.in0_block_w = b.in0_block_w;
   m.blocking = b;
   return m;

@@ -22,8 +22,7 @@ OpEstimate enumerated_best(const CostModel& model, MatmulConfig c) {
 }
 
 double unpack_traffic(const MatmulConfig& c, const MatmulBlocking& b) {
-  return static_cast<double>(c.in0_tile_bytes) / static_cast<double>(b.out_subblock_w) +
-         static_cast<double>(c.in1_tile_bytes) / static_cast<double>(b.out_subblock_h);
+  return matmul_unpack_bytes_per_product(c, b.out_subblock_h, b.out_subblock_w);
 }
 
 void expect_valid(const MatmulConfig& c, const MatmulChoice& z, const Device& d) {

@@ -266,6 +266,46 @@ TEST(OpCost, MeasuredMatmulWithinTenPercent) {
   EXPECT_LE(e.blocking->out_subblock_h * e.blocking->out_subblock_w, 8);
 }
 
+// tt-llk's matmul unpack holds one operand's tile across the longer side of the sub-block and
+// unpacks the other's for every product.
+TEST(OpCost, UnpackBytesFollowTheOperandTheSubBlockReuses) {
+  MatmulConfig bf16;
+  EXPECT_DOUBLE_EQ(matmul_unpack_bytes_per_product(bf16, 2, 4), 2048 + 2048 / 4);
+  EXPECT_DOUBLE_EQ(matmul_unpack_bytes_per_product(bf16, 4, 2), 2048 + 2048 / 4);
+  EXPECT_DOUBLE_EQ(matmul_unpack_bytes_per_product(bf16, 1, 8), 2048 + 2048 / 8);
+  EXPECT_DOUBLE_EQ(matmul_unpack_bytes_per_product(bf16, 1, 1), 2 * 2048);
+  // Mixed tiles: in0 bfp8 (1088 B) reused along a wide sub-block, in1 bf16 every product.
+  MatmulConfig mixed;
+  mixed.in0_tile_bytes = 1088;
+  EXPECT_DOUBLE_EQ(matmul_unpack_bytes_per_product(mixed, 2, 4), 2048 + 1088.0 / 4);
+  EXPECT_DOUBLE_EQ(matmul_unpack_bytes_per_product(mixed, 4, 2), 1088 + 2048.0 / 4);
+  // The Blackhole report (matmul_output_subblock/report.md, one p150 core, 16x16 output tiles,
+  // Kt = 1): 1x8 sub-blocks run as fast as 2x4 (0.4% apart); the model prices them within 5%.
+  Device d = load_device("blackhole_p150");
+  MatmulConfig c;
+  c.m = c.n = 512;
+  c.k = 32;
+  c.in0_l1 = c.in1_l1 = c.out_l1 = c.in0_sharded = c.out_sharded = true;
+  c.grid = CoreGrid{1, 1};
+  c.fidelity = MathFidelity::HiFi2;
+  auto with_sub_block = [&](int64_t h, int64_t w) {
+    MatmulConfig x = c;
+    x.blocking = MatmulBlocking{16, 16, 1, h, w, 16, 16};
+    return CostModel(d, {.fidelity = MathFidelity::HiFi2}).matmul(x).cost.compute_us;
+  };
+  EXPECT_NEAR(with_sub_block(1, 8) / with_sub_block(2, 4), 1.0, 0.05);
+  EXPECT_GT(with_sub_block(1, 1), with_sub_block(2, 2));
+}
+
+TEST(TtnnSubblock, FirstOfTtnnsListThatDivides) {
+  EXPECT_EQ(ttnn_subblock(16, 16, false, false), (std::pair<int64_t, int64_t>{4, 2}));
+  EXPECT_EQ(ttnn_subblock(16, 16, true, false), (std::pair<int64_t, int64_t>{2, 2}));
+  // A block-sharded output is written a tile row at a time.
+  EXPECT_EQ(ttnn_subblock(16, 16, false, true), (std::pair<int64_t, int64_t>{1, 8}));
+  EXPECT_EQ(ttnn_subblock(13, 10, false, false), (std::pair<int64_t, int64_t>{1, 5}));
+  EXPECT_EQ(ttnn_subblock(13, 11, false, false), (std::pair<int64_t, int64_t>{1, 1}));
+}
+
 TEST(OpCost, FusedEpiloguesCountInConvAndLinear) {
   CostModel m(load_device("wormhole_b0"));
   // A conv2d's bias add and activation run on each output tile, as a linear's.
@@ -405,7 +445,7 @@ TEST(OpCost, PartialSumReloadsAndDramFetchHandshakes) {
   c.packer_l1_acc = false;
   OpEstimate reload = model.matmul(c);
   // 8 inner blocks: 7 reloads of the 4x4 block, each tile packed (2048 bytes at the packers'
-  // 64 bytes per cycle) and unpacked again (at the unpacker's 64).
+  // 64 bytes per cycle) and unpacked again (at the unpacker's 107).
   EXPECT_NEAR(reload.cost.compute_us - accumulate.cost.compute_us,
               d.cycles_to_us(7 * 16 * 2048 / d.pack_bytes_per_cycle +
                              7 * 16 * 2048 / d.unpack_bytes_per_cycle),

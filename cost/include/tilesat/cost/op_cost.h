@@ -72,6 +72,14 @@ double matmul_dram_bytes(const MatmulConfig& m);
 /// per block, so a block moves at a quarter of the link's bytes per cycle. Fitted once on both
 /// devices' out-of-box development rows (GEMM_FLOPS.md n150 and p150; cost/README.md).
 inline constexpr double kBlockFetchLinkPasses = 4;
+/// Bytes the unpackers move per tile product of an h x w sub-block. tt-llk's matmul unpack
+/// (llk_unpack_AB_matmul) holds one operand's tile across the longer side of the sub-block and
+/// unpacks the other operand's tile for every product: with w >= h an in0 tile per sub-block
+/// row and an in1 tile per product, else an in1 tile per column and an in0 tile per product.
+///
+///   matmul_unpack_bytes_per_product(bf16, 2, 4);   // 2048 + 2048 / 4 = 2560
+///   matmul_unpack_bytes_per_product(bf16, 1, 8);   // 2048 + 2048 / 8 = 2304
+double matmul_unpack_bytes_per_product(const MatmulConfig& m, int64_t h, int64_t w);
 /// Microseconds a matmul's core waits for one inner block of `block_bytes` fetched from DRAM
 /// and multicast: the descriptor's per-block latency plus the bytes at the fetch rate.
 double matmul_block_fetch_us(const Device& d, double block_bytes);

@@ -26,10 +26,21 @@
 #include "tilesat/cost/device.h"
 #include "tilesat/cost/op_cost.h"
 
+#include <cstdint>
+#include <utility>
+
 namespace tilesat::cost {
 
 /// `config` (shapes, tile sizes, placements, grid) with the multicast, blocking (set as
 /// `blocking`) and packer accumulation ttnn's default selection gives it on `device`.
 MatmulConfig ttnn_default_matmul(const MatmulConfig& config, const Device& device);
+
+/// The first sub-block (h, w) of ttnn's preference list (4x2, 2x4, 8x1, 1x8, ...) that divides
+/// an `out_h` x `out_w` output block: at most four tiles when accumulating in f32 (`fp32`), one
+/// tile row when `one_row` (a block-sharded output written row by row).
+///
+///   ttnn_subblock(16, 16, false, false);   // {4, 2}
+///   ttnn_subblock(16, 16, false, true);    // {1, 8}
+std::pair<int64_t, int64_t> ttnn_subblock(int64_t out_h, int64_t out_w, bool fp32, bool one_row);
 
 } // namespace tilesat::cost

@@ -83,7 +83,7 @@ std::optional<MatmulChoice> solve(const MatmulConfig& m, const Device& d, GridFr
               num(m.out_tile_bytes) * block <=
           num(d.usable_l1_bytes()));
   // Time in units of 1/(S * unpack_bytes_per_cycle) cycles, so the unpacker's bytes are
-  // integers: compute = Kt * (block * FPU + the unpackers' bytes over the block) plus
+  // integers: compute = Kt * (the block's products: FPU and unpacker time, partly overlapped) plus
   // the epilogue on every output tile; NoC = Kt * (pm * in0 + pn * in1) / link bytes per
   // cycle; DRAM is fixed by the operands' placement.
   constexpr double S = 1000;
@@ -95,8 +95,13 @@ std::optional<MatmulChoice> solve(const MatmulConfig& m, const Device& d, GridFr
   z3::expr traffic =
       z3::ite(w.var >= h.var, num(m.in1_tile_bytes) * block + num(m.in0_tile_bytes) * pm_times(qw),
               num(m.in0_tile_bytes) * block + num(m.in1_tile_bytes) * pn_times(qh));
-  z3::expr compute = num(kt) * (scaled(fpu) * block + num(static_cast<int64_t>(S)) * traffic) +
-                     scaled(m.epilogue_cycles_per_tile) * block;
+  // A product takes the slower of its FPU and unpack times plus a share of the faster
+  // (matmul_product_cycles); over the block both are sums of equal per-product terms.
+  z3::expr math = scaled(fpu) * block, unpacking = num(static_cast<int64_t>(S)) * traffic;
+  z3::expr products =
+      z3::ite(math >= unpacking, math + num(std::llround(kMatmulUnpackOverlap * S)) * traffic,
+              unpacking + scaled(kMatmulUnpackOverlap * fpu) * block);
+  z3::expr compute = num(kt) * products + scaled(m.epilogue_cycles_per_tile) * block;
   z3::expr noc = num(kt) * (num(m.in0_tile_bytes) * pm + num(m.in1_tile_bytes) * pn) *
                  scaled(1.0 / d.noc_bytes_per_cycle_per_link);
   double dram_cycles = matmul_dram_bytes(m) / (d.dram_bandwidth_gb_s * 1e3) * d.clock_ghz * 1e3;

@@ -344,10 +344,13 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
   const int64_t blocks = out_blocks * k_blocks; // inner blocks over all output blocks
   const int64_t block_tiles = b.per_core_m * b.per_core_n;
   double tiles = static_cast<double>(block_tiles * kt);
-  double fpu = tiles * d.fpu_matmul_cycles_per_tile[static_cast<size_t>(m.fidelity)];
   double unpack_bytes_per_tile =
       matmul_unpack_bytes_per_product(m, b.out_subblock_h, b.out_subblock_w);
-  double unpack = tiles * unpack_bytes_per_tile / d.unpack_bytes_per_cycle;
+  double unpack_per_tile = unpack_bytes_per_tile / d.unpack_bytes_per_cycle;
+  // The products with the unpacker's time partly hidden behind the FPU's (or the other way).
+  double products =
+      tiles * matmul_product_cycles(d.fpu_matmul_cycles_per_tile[static_cast<size_t>(m.fidelity)],
+                                    unpack_per_tile);
   double epilogue = static_cast<double>(block_tiles) * m.epilogue_cycles_per_tile;
   // Without packer accumulation in L1, each inner block after the first packs the partial
   // output block out and unpacks it again: its bytes through the packers, then the unpacker.
@@ -356,7 +359,7 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
                      : static_cast<double>((k_blocks - 1) * block_tiles) *
                            static_cast<double>(m.out_tile_bytes) *
                            (1.0 / d.pack_bytes_per_cycle + 1.0 / d.unpack_bytes_per_cycle);
-  double compute_us = d.cycles_to_us(fpu + unpack + epilogue + spill);
+  double compute_us = d.cycles_to_us(products + epilogue + spill);
   // Streaming re-reads in0 once per block column and in1 once per block row.
   double dram_bytes = matmul_dram_bytes(m);
   if (out_blocks > 1) {
@@ -408,14 +411,16 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
   }
   std::string detail =
       fmt::format("matmul {}x{}x{} = {}x{}x{} tiles on {}x{} cores{}, {}x{} tiles per core, "
-                  "subblock {}x{}, {:.0f} tile products x ({:.0f} FPU {} + {:.1f} unpack) cycles",
+                  "subblock {}x{}, {:.0f} tile products x {:.1f} cycles ({:.0f} FPU {}, {:.1f} "
+                  "unpack)",
                   m.m, m.k, m.n, mt, kt, nt, rows_used, cols_used,
                   m.mcast == MatmulMcast::In0Row1D   ? " (1-D in0 multicast)"
                   : m.mcast == MatmulMcast::In1Col1D ? " (1-D in1 multicast)"
                                                      : "",
                   b.per_core_m, b.per_core_n, b.out_subblock_h, b.out_subblock_w, tiles,
+                  products / std::max(tiles, 1.0),
                   d.fpu_matmul_cycles_per_tile[static_cast<size_t>(m.fidelity)],
-                  fidelity_name(m.fidelity), unpack_bytes_per_tile / d.unpack_bytes_per_cycle);
+                  fidelity_name(m.fidelity), unpack_per_tile);
   if (m.epilogue_cycles_per_tile > 0)
     detail += fmt::format(", epilogue {:.0f} cycles per output tile", m.epilogue_cycles_per_tile);
   if (spill > 0) detail += fmt::format(", {:.0f} cycles reloading partial sums", spill);
@@ -811,9 +816,9 @@ OpEstimate CostModel::op_impl(OpKind kind, const Attrs& attrs, std::span<const T
     const double unpack = 2.0 * static_cast<double>(tb) / d.unpack_bytes_per_cycle;
     const double softmax_tile = 2 * (elt / 2) * passes + elt + elt * passes +
                                 sfpu * (sfpu_weight(OpKind::Exp) + sfpu_weight(OpKind::Reciprocal));
-    const double cycles =
-        static_cast<double>(per_core) *
-        (static_cast<double>(products) * (fpu + unpack) + static_cast<double>(kvt) * softmax_tile);
+    const double cycles = static_cast<double>(per_core) *
+                          (static_cast<double>(products) * matmul_product_cycles(fpu, unpack) +
+                           static_cast<double>(kvt) * softmax_tile);
     double dram = 0, noc = 0, l1 = 0;
     auto u32 = static_cast<uint32_t>(cores);
     // The query, the mask and the result once; each core's head of keys and values once.

@@ -80,6 +80,19 @@ inline constexpr double kBlockFetchLinkPasses = 4;
 ///   matmul_unpack_bytes_per_product(bf16, 2, 4);   // 2048 + 2048 / 4 = 2560
 ///   matmul_unpack_bytes_per_product(bf16, 1, 8);   // 2048 + 2048 / 8 = 2304
 double matmul_unpack_bytes_per_product(const MatmulConfig& m, int64_t h, int64_t w);
+/// How much of the shorter of a tile product's FPU and unpack times is not hidden behind the
+/// longer: the unpack and math threads run concurrently, and a product takes the slower of the
+/// two plus this fraction of the faster. Fitted on the n150's five traced 3072x3072x3072 tuned
+/// rows (bf16 HiFi2/HiFi4, bfp8 HiFi2/LoFi, bfp4 LoFi in tech_reports/GEMM_FLOPS/GEMM_FLOPS.md:
+/// 0.42-0.52 each, with the unpacker at its 64 bytes per cycle).
+inline constexpr double kMatmulUnpackOverlap = 0.5;
+/// Cycles of one tile product whose FPU takes `fpu` cycles and whose operands take `unpack`
+/// cycles through the unpackers (kMatmulUnpackOverlap).
+///
+///   matmul_product_cycles(32, 40);   // 40 + 0.5 * 32 = 56: bf16 HiFi2 at a 2x4 sub-block
+inline double matmul_product_cycles(double fpu, double unpack) {
+  return std::max(fpu, unpack) + kMatmulUnpackOverlap * std::min(fpu, unpack);
+}
 /// Microseconds a matmul's core waits for one inner block of `block_bytes` fetched from DRAM
 /// and multicast: the descriptor's per-block latency plus the bytes at the fetch rate.
 double matmul_block_fetch_us(const Device& d, double block_bytes);

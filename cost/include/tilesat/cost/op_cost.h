@@ -83,8 +83,9 @@ double matmul_unpack_bytes_per_product(const MatmulConfig& m, int64_t h, int64_t
 /// How much of the shorter of a tile product's FPU and unpack times is not hidden behind the
 /// longer: the unpack and math threads run concurrently, and a product takes the slower of the
 /// two plus this fraction of the faster. Fitted on the n150's five traced 3072x3072x3072 tuned
-/// rows (bf16 HiFi2/HiFi4, bfp8 HiFi2/LoFi, bfp4 LoFi in tech_reports/GEMM_FLOPS/GEMM_FLOPS.md:
-/// 0.42-0.52 each, with the unpacker at its 64 bytes per cycle).
+/// rows (bf16 HiFi2/HiFi4, bfp8 HiFi2/LoFi, bfp4 LoFi in tech_reports/GEMM_FLOPS/GEMM_FLOPS.md,
+/// at the 1x6 sub-blocks of their sharded outputs): 0.45-0.61 each, with the unpacker at its 64
+/// bytes per cycle.
 inline constexpr double kMatmulUnpackOverlap = 0.5;
 /// Cycles of one tile product whose FPU takes `fpu` cycles and whose operands take `unpack`
 /// cycles through the unpackers (kMatmulUnpackOverlap).

@@ -447,7 +447,7 @@ TEST(OpCost, PartialSumReloadsAndDramFetchHandshakes) {
   c.packer_l1_acc = false;
   OpEstimate reload = model.matmul(c);
   // 8 inner blocks: 7 reloads of the 4x4 block, each tile packed (2048 bytes at the packers'
-  // 64 bytes per cycle) and unpacked again (at the unpacker's 107).
+  // 64 bytes per cycle) and unpacked again (at the unpacker's 64).
   EXPECT_NEAR(reload.cost.compute_us - accumulate.cost.compute_us,
               d.cycles_to_us(7 * 16 * 2048 / d.pack_bytes_per_cycle +
                              7 * 16 * 2048 / d.unpack_bytes_per_cycle),

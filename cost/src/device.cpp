@@ -119,8 +119,11 @@ const std::vector<std::pair<std::string, Setter>>& numeric_fields() {
   return fields;
 }
 
+// A descriptor is a few kilobytes; a file far larger is not one (or is a device like /dev/zero).
+constexpr uint64_t kMaxDescriptorBytes = uint64_t{16} << 20;
+
 std::string read_file(const std::string& path) {
-  return read_user_file(path, "device descriptor");
+  return read_user_file(path, "device descriptor", kMaxDescriptorBytes);
 }
 
 json parse_json(const std::string& text, const std::string& path) {
@@ -151,9 +154,65 @@ void check_strings(const json& j, const std::string& path, const std::string& pr
   if (j["name"].get<std::string>().empty()) fail(path, prefix + "name", "must not be empty");
 }
 
-// One chip's descriptor; `prefix` comes before every field name in errors ("mesh.chip." for a
-// chip written inside a mesh descriptor).
-Device parse_chip(const json& j, const std::string& path, const std::string& prefix) {
+Device check_chip(const json& j, const std::string& path, const std::string& prefix);
+std::string descriptor_file(const std::string& name_or_path, const fs::path& base_dir);
+
+// A file's path with `.` and `..` and links resolved, to tell when two paths name one file.
+std::string same_file_key(const std::string& path) {
+  std::error_code ec;
+  fs::path p = fs::weakly_canonical(path, ec);
+  return ec ? path : p.string();
+}
+
+// The chip descriptor `j` (read from `path`) over the descriptor it `extends`: the base's
+// fields, each replaced by the one `j` writes; `bases` gets the base files, nearest first. The
+// base is checked whole first, so an error in it names its own file; `chain` holds the files
+// already on the way, so a descriptor that comes back to one of them is an error.
+json with_base(const json& j, const std::string& path, const std::string& prefix,
+               std::vector<std::string> chain, std::vector<std::string>& bases) {
+  if (!j.contains("extends")) return j;
+  const std::string field = prefix + "extends";
+  if (!j["extends"].is_string() || j["extends"].get<std::string>().empty())
+    fail(path, field, "expected the name or path of the chip descriptor this one extends");
+  for (const char* own : {"name", "description"})
+    if (!j.contains(own))
+      fail(path, prefix + own, "missing field (a descriptor that extends another names itself)");
+  chain.push_back(same_file_key(path));
+  json base;
+  try {
+    std::string file =
+        descriptor_file(j["extends"].get<std::string>(), fs::path(path).parent_path());
+    if (std::find(chain.begin(), chain.end(), same_file_key(file)) != chain.end())
+      throw Error(
+          fmt::format("'{}' is already on the way here (descriptors extend in a loop)", file));
+    json written = parse_json(read_file(file), file);
+    if (!written.is_object()) fail(file, "", "expected a JSON object of descriptor fields");
+    if (written.contains("mesh"))
+      fail(file, "", "is a mesh descriptor; a descriptor extends a single chip");
+    bases.push_back(file);
+    base = with_base(written, file, "", chain, bases);
+    check_chip(base, file, "");
+  } catch (const Error& e) {
+    const Diagnostic& diag = e.diagnostic();
+    fail(path, field,
+         diag.loc.known() ? fmt::format("{}: {}", diag.loc.str(), diag.message) : diag.message);
+  }
+  for (const auto& [k, v] : j.items())
+    if (k != "extends") base[k] = v;
+  return base;
+}
+
+// One chip's descriptor as written (it may extend another); `prefix` comes before every field
+// name in errors ("mesh.chip." for a chip written inside a mesh descriptor).
+Device parse_chip(const json& written, const std::string& path, const std::string& prefix) {
+  std::vector<std::string> bases;
+  Device d = check_chip(with_base(written, path, prefix, {}, bases), path, prefix);
+  d.bases = std::move(bases);
+  return d;
+}
+
+// A chip descriptor with every field written out (after `extends` is applied).
+Device check_chip(const json& j, const std::string& path, const std::string& prefix) {
   Device d;
   d.path = path;
   std::set<std::string> known = {"name", "description", "arch"};
@@ -162,7 +221,8 @@ Device parse_chip(const json& j, const std::string& path, const std::string& pre
     if (!known.count(k)) {
       std::vector<std::string> names(known.begin(), known.end());
       fail(path, prefix + k,
-           fmt::format("unknown field (known fields: {}; or \"mesh\" for a mesh of chips)",
+           fmt::format("unknown field (known fields: {}; \"extends\" to build on another chip's "
+                       "descriptor; or \"mesh\" for a mesh of chips)",
                        fmt::join(names, ", ")));
     }
   }

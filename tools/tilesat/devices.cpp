@@ -26,6 +26,8 @@ std::vector<std::pair<std::string, std::string>> mesh_fields(const cost::Mesh& m
 
 std::string describe(const cost::Device& d) {
   std::string out = fmt::format("{} ({}): {}\n  file: {}\n", d.name, d.arch, d.description, d.path);
+  for (const std::string& base : d.bases)
+    out += fmt::format("  extends: {} (the fields this file does not write)\n", base);
   auto grid = [](const cost::CoreGrid& g) {
     return fmt::format("{}x{} ({} cores)", g.rows, g.cols, g.cores());
   };

@@ -6,6 +6,8 @@
 // rejects unknown fields, missing fields and wrong types with the file and field named.
 // A mesh descriptor (mesh.h) names a chip descriptor and adds a `mesh` section; loading it gives
 // that chip's fields under the mesh's name, with `mesh` set.
+// A chip descriptor may say `"extends": "blackhole_p150"` (a shipped name, or a path relative to
+// its own file) and write only its `name`, `description` and the fields that differ.
 // Shipped descriptors are found in $TILESAT_DATA_DIR/devices, the source tree, then the
 // installed data directory; `load_device` also accepts a path to a user's own file.
 //
@@ -70,6 +72,9 @@ struct Device {
   std::vector<std::pair<std::string, std::string>> sources;
   /// The file it was read from.
   std::string path;
+  /// The descriptor files it extends (`"extends": "NAME|PATH"`), nearest first; fields it does
+  /// not write come from them.
+  std::vector<std::string> bases;
   /// For a mesh descriptor: its chips and their links (every field above is one chip's).
   std::optional<Mesh> mesh;
 

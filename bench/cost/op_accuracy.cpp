@@ -6,8 +6,8 @@
 // shape ("2048x2048": every operand's and the result's), dtype (bf16, bfp8_b, f32),
 // layout (tile, row_major), memory (dram or l1, interleaved), cores (the cores the measured
 // kernel ran on; printed beside the model's own choice, not an input), metric ("kernel":
-// tt-metal's DEVICE KERNEL DURATION, which excludes the launch between ops, so it is compared
-// with the model's time less the descriptor's launch_us; "op": a traced op's whole time,
+// tt-metal's DEVICE KERNEL DURATION, which excludes the gap between ops, so it is compared
+// with the model's time less the descriptor's op_gap_us; "op": a traced op's whole time,
 // compared with the model's time), measured_us, kind ("measured" or "perf_target"), source.
 // Prints every row's prediction, error and bound (the largest of the model's compute, DRAM, NoC
 // and L1 times; "launch" when the launch outweighs them all), then
@@ -152,11 +152,12 @@ int run(const std::string& path) {
     CostModel model(d);
     std::vector<TensorUse> inputs(static_cast<size_t>(r.inputs), TensorUse{r.type, r.placement});
     OpEstimate e = model.op(r.kind_of_op, {}, inputs, TensorUse{r.type, r.placement});
-    // DEVICE KERNEL DURATION starts when the kernels start: the model's launch is not in it.
-    double compared = r.metric == "kernel" ? e.us - d.launch_us : e.us;
+    // DEVICE KERNEL DURATION starts when the kernels start: the gap after the previous op is
+    // not in it (the kernel's own floor is).
+    double compared = r.metric == "kernel" ? e.us - d.op_gap_us : e.us;
     all.add(compared, r.measured_us);
     by_op[r.op].add(compared, r.measured_us);
-    std::string bound = bound_of(e.cost, d.launch_us);
+    std::string bound = bound_of(e.cost, e.cost.dispatch_us);
     by_bound[bound].add(compared, r.measured_us);
     fmt::print(
         "{:<10} {:<14} {:<13} {:<6} {:<9} {:<4} {:>5} {:>5} {:<6} {:>9.2f} {:>9.2f} {:>9.2f} "

@@ -220,20 +220,20 @@ int64_t CostModel::l1_bytes_per_core(const TensorType& type, const Placement& p)
 }
 
 OpEstimate CostModel::finish(double compute_us, double dram_us, double noc_us, double l1_us,
-                             std::string detail, bool sharded_operands) const {
+                             std::string detail, bool sharded_operands, double launch_us) const {
   OpEstimate e;
   CostBreakdown& c = e.cost;
   c.compute_us = compute_us;
   c.dram_us = dram_us;
   c.noc_us = noc_us;
   c.l1_us = l1_us;
-  c.dispatch_us = device_.launch_us;
+  c.dispatch_us = launch_us;
   double bound = std::max({compute_us, dram_us, noc_us, l1_us});
-  double device_us = device_.launch_us + bound;
+  double device_us = launch_us + bound;
   e.us = device_us;
   if (!options_.trace) {
     double host = sharded_operands ? device_.host_dispatch_sharded_us : device_.host_dispatch_us;
-    c.dispatch_us = std::max(device_.launch_us, host - bound);
+    c.dispatch_us = std::max(launch_us, host - bound);
     e.us = std::max(device_us, host);
   }
   if (c.dispatch_us >= bound)
@@ -433,7 +433,8 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
                           blocks, fetch_us);
   if (tail_us > 0)
     detail += fmt::format(", then {:.2f} us writing the last output block to DRAM", tail_us);
-  OpEstimate e = finish(compute_us, dram_us, noc_us, 0, detail, m.in0_sharded || m.out_sharded);
+  OpEstimate e =
+      finish(compute_us, dram_us, noc_us, 0, detail, m.in0_sharded || m.out_sharded, d.launch_us);
   // A 1-D multicast's line of cores is laid out on the grid: the smallest rectangle holding it.
   e.grid = one_d ? bounding_grid(rows_used * cols_used,
                                  CoreGrid{static_cast<uint32_t>(gr), static_cast<uint32_t>(gc)})
@@ -513,7 +514,7 @@ OpEstimate CostModel::eltwise(OpKind kind, const Attrs& /*attrs*/,
   OpEstimate e = finish(
       compute_us, dram, noc, l1,
       fmt::format("{} {}: {}, output {}", op_name(kind), what, work, short_place(output.placement)),
-      sharded);
+      sharded, stream_launch_us(d));
   e.cores = static_cast<uint32_t>(cores);
   e.grid = sp.busy;
   // Two-tile double-buffered circular buffers per operand and for the result, plus the
@@ -635,9 +636,9 @@ OpEstimate CostModel::op_impl(OpKind kind, const Attrs& attrs, std::span<const T
       read_us(inputs[2], e.cores, &dram, &noc, &l1);
       e.cost.dram_us += dram;
       e.cost.noc_us += noc;
-      OpEstimate f =
-          finish(e.cost.compute_us, e.cost.dram_us, e.cost.noc_us, e.cost.l1_us,
-                 e.cost.detail.substr(0, e.cost.detail.find(';')), m.in0_sharded || m.out_sharded);
+      OpEstimate f = finish(e.cost.compute_us, e.cost.dram_us, e.cost.noc_us, e.cost.l1_us,
+                            e.cost.detail.substr(0, e.cost.detail.find(';')),
+                            m.in0_sharded || m.out_sharded, d.launch_us);
       f.grid = e.grid;
       f.cores = e.cores;
       f.blocking = e.blocking;
@@ -837,7 +838,7 @@ OpEstimate CostModel::op_impl(OpKind kind, const Attrs& attrs, std::span<const T
                     "{:.1f}) cycles, output {}",
                     units, cores, per_core, products, fpu, unpack, kvt, softmax_tile,
                     short_place(output.placement)),
-        sharded || output.placement.memory != MemoryLayout::Interleaved);
+        sharded || output.placement.memory != MemoryLayout::Interleaved, d.launch_us);
     e.cores = static_cast<uint32_t>(cores);
     e.grid = bounding_grid(cores, d.grid_usable);
     // Double-buffered tiles of every operand and the result, a row of score tiles and an

@@ -36,10 +36,10 @@ std::vector<uint64_t> first_fit(const std::vector<BufferRequest>& requests,
     if (r.bytes > capacity || addr > capacity - r.bytes) {
       uint64_t live = r.bytes;
       for (size_t j : conflicts) live += requests[j].bytes;
-      throw Error(fmt::format("{}: {} needs {} bytes but only {} of {} are free while it is live "
-                              "({} bytes of live buffers in all)",
-                              memory_name, r.name, r.bytes, capacity > addr ? capacity - addr : 0,
-                              capacity, live));
+      throw AllocationError(fmt::format(
+          "{}: {} needs {} bytes but only {} of {} are free while it is live "
+          "({} bytes of live buffers in all)",
+          memory_name, r.name, r.bytes, capacity > addr ? capacity - addr : 0, capacity, live));
     }
     at[i] = addr;
     placed.push_back(i);
@@ -71,11 +71,11 @@ std::vector<uint64_t> allocate_buffers(const std::vector<BufferRequest>& request
   });
   try {
     return first_fit(requests, by_size, capacity, alignment, memory_name);
-  } catch (const Error&) {
+  } catch (const AllocationError&) {
     for (const std::vector<size_t>* order : {&by_birth, &by_span}) {
       try {
         return first_fit(requests, *order, capacity, alignment, memory_name);
-      } catch (const Error&) {
+      } catch (const AllocationError&) {
       }
     }
     // Packing lifetimes into the fewest bytes is NP-hard; with L1 nearly full (EfficientNet-B0
@@ -87,7 +87,7 @@ std::vector<uint64_t> allocate_buffers(const std::vector<BufferRequest>& request
       std::shuffle(shuffled.begin(), shuffled.end(), rng);
       try {
         return first_fit(requests, shuffled, capacity, alignment, memory_name);
-      } catch (const Error&) {
+      } catch (const AllocationError&) {
       }
     }
     throw;

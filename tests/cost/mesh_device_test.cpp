@@ -64,7 +64,7 @@ TEST(MeshDevice, ShippedMeshesLoad) {
     EXPECT_EQ(d.mesh->hop_latency_us, 0.65) << x.name;
     EXPECT_EQ(d.mesh->sources.size(), 7u) << "every mesh field names a source";
     for (const auto& [f, source] : d.mesh->sources) EXPECT_FALSE(source.empty()) << f;
-    EXPECT_EQ(d.sources.size(), 22u) << "the chip's fields keep their sources";
+    EXPECT_EQ(d.sources.size(), 24u) << "the chip's fields keep their sources";
   }
   Device t3k = load_device("t3k");
   EXPECT_EQ(t3k.mesh->chips(), 8);

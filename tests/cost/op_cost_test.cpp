@@ -45,6 +45,31 @@ TEST(OpCost, CoreQuantization) {
   }
 }
 
+// A streaming op's fixed time is the gap after the previous op plus the shortest kernel; a
+// matmul's is launch_us, which also fills its multicast pipeline.
+TEST(OpCost, StreamingOpsPayTheGapAndTheKernelFloor) {
+  for (const char* name : {"wormhole_b0", "blackhole_p150"}) {
+    Device d = load_device(name);
+    CostModel m(d);
+    TensorType t = f32({32, 32});
+    std::vector<TensorUse> one{{t, dram_tile_placement()}};
+    OpEstimate relu = m.op(OpKind::Relu, {}, one, {t, dram_tile_placement()});
+    EXPECT_DOUBLE_EQ(relu.cost.dispatch_us, d.op_gap_us + d.kernel_floor_us) << name;
+    EXPECT_DOUBLE_EQ(stream_launch_us(d), d.op_gap_us + d.kernel_floor_us);
+    EXPECT_LT(stream_launch_us(d), d.launch_us) << name;
+    std::vector<TensorUse> two{{t, dram_tile_placement()}, {t, dram_tile_placement()}};
+    OpEstimate mm = m.op(OpKind::Matmul, {}, two, {t, dram_tile_placement()});
+    EXPECT_DOUBLE_EQ(mm.cost.dispatch_us, d.launch_us) << name;
+  }
+  // Wormhole's one-tile relu kernel: 1.82 us measured (bench/cost/op_measured.csv).
+  Device wh = load_device("wormhole_b0");
+  CostModel m(wh);
+  TensorType t = f32({32, 32});
+  std::vector<TensorUse> one{{t, dram_tile_placement()}};
+  OpEstimate relu = m.op(OpKind::Relu, {}, one, {t, dram_tile_placement()});
+  EXPECT_NEAR(relu.us - wh.op_gap_us, 1.82, 0.15);
+}
+
 // A tall product (a 1x1 conv's 64 output channels: two tile columns) spreads its rows over
 // every core by a 1-D multicast of in1; a 2-D grid uses at most two columns of cores for it.
 TEST(OpCost, TallMatmulUsesTheWholeGridIn1D) {

@@ -55,6 +55,8 @@ std::string describe(const cost::Device& d) {
       {"dst_tiles", fmt::format("{}", d.dst_tiles)},
       {"max_circular_buffers", fmt::format("{}", d.max_circular_buffers)},
       {"launch_us", fmt::format("{}", d.launch_us)},
+      {"op_gap_us", fmt::format("{}", d.op_gap_us)},
+      {"kernel_floor_us", fmt::format("{}", d.kernel_floor_us)},
       {"matmul_block_sync_us", fmt::format("{}", d.matmul_block_sync_us)},
       {"host_dispatch_us", fmt::format("{}", d.host_dispatch_us)},
       {"host_dispatch_sharded_us", fmt::format("{}", d.host_dispatch_sharded_us)},

@@ -7,6 +7,9 @@
 #include "tilesat/cost/placement.h"
 #include "tilesat/graph/parser.h"
 #include "tilesat/graph/printer.h"
+#include "tilesat/lowering/allocator.h"
+#include "tilesat/lowering/device_summary.h"
+#include "tilesat/lowering/lower.h"
 #include "tilesat/rewrites/optimize.h"
 #include "tilesat/rewrites/rule_sets.h"
 
@@ -79,13 +82,47 @@ bool is_per_chip_graph(const Graph& g) {
   return false;
 }
 
-cost::DevicePlanResult plan_for_device(const Options& o, const Graph& g, const SelectedRules& rules,
-                                       const cost::CostModel& model) {
+namespace {
+
+cost::DevicePlanResult plan_once(const Options& o, const Graph& g, const SelectedRules& rules,
+                                 const cost::CostModel& model) {
   if (is_per_chip_graph(g) || cost::mesh_groups(model.device()).empty())
     return cost::optimize_for_device(g, rules.rewrites, runner_config(o, g), model,
                                      extract_options(o));
   return cost::optimize_for_mesh(g, rules.rewrites, runner_config(o, g), model, extract_options(o),
                                  *rules.mesh);
+}
+
+// The share of usable L1 held back per attempt when a plan's buffers do not place, and the
+// attempts made.
+constexpr double kL1HoldBack = 0.02;
+constexpr int kPlanAttempts = 5;
+
+} // namespace
+
+cost::DevicePlanResult plan_for_device(const Options& o, const Graph& g, const SelectedRules& rules,
+                                       const cost::CostModel& model) {
+  // The planner keeps each op's L1 within the device by per-core sums; the lowering's
+  // allocator must also find addresses, which can fail when L1 is nearly full (buffers on
+  // different core ranges fragment it). Such a plan is planned again with a little L1 held
+  // back (2%, 4%, ... of the usable L1), so every plan printed also lowers. Other lowering
+  // errors are left for the commands that lower to report.
+  cost::DevicePlanResult planned = plan_once(o, g, rules, model);
+  const lowering::DeviceSummary summary = lowering::DeviceSummary::of(model.device());
+  for (int attempt = 1;; ++attempt) {
+    try {
+      (void)lowering::lower_plan(planned.plan, summary);
+      return planned;
+    } catch (const lowering::AllocationError&) {
+      if (attempt == kPlanAttempts) throw;
+    } catch (const Error&) {
+      return planned;
+    }
+    cost::Device less = model.device();
+    less.l1_reserved_bytes += static_cast<int64_t>(
+        kL1HoldBack * attempt * static_cast<double>(model.device().usable_l1_bytes()));
+    planned = plan_once(o, g, rules, cost::CostModel(less, model.options()));
+  }
 }
 
 cost::ExtractOptions extract_options(const Options& o) {

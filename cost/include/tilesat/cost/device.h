@@ -59,8 +59,14 @@ struct Device {
   double pack_bytes_per_cycle = 0;
   int64_t dst_tiles = 0;
   int64_t max_circular_buffers = 0;
-  /// Device-side cost of starting one op (program launch, pipeline fill).
+  /// A matmul's device-side cost beyond its bounds (program launch, the gap after the previous
+  /// op, filling its multicast pipeline): fitted on traced matmul rows.
   double launch_us = 0;
+  /// The gap between one op's kernels ending and the next op's starting, with trace.
+  double op_gap_us = 0;
+  /// The shortest kernel of a streaming op (one tile read, computed and written): the fixed
+  /// part of an eltwise or data-movement kernel's duration beyond its bounds.
+  double kernel_floor_us = 0;
   /// A matmul's time per inner (K) block whose in0 block is fetched from DRAM before it is
   /// multicast: the read's round trip and the senders' and receivers' semaphore handshake,
   /// which double buffering does not hide.

@@ -94,6 +94,15 @@ inline constexpr double kMatmulUnpackOverlap = 0.5;
 inline double matmul_product_cycles(double fpu, double unpack) {
   return std::max(fpu, unpack) + kMatmulUnpackOverlap * std::min(fpu, unpack);
 }
+/// The fixed device time of a streaming op (eltwise, reduction, normalization, data movement,
+/// layout conversion) beside its bounds: the gap after the previous op and the shortest kernel.
+/// A matmul's fixed time is the descriptor's launch_us instead: it also fills its multicast
+/// pipeline before its first block.
+///
+///   stream_launch_us(load_device("wormhole_b0"));   // 0.9 + 1.8 = 2.7 us
+inline double stream_launch_us(const Device& d) {
+  return d.op_gap_us + d.kernel_floor_us;
+}
 /// Microseconds a matmul's core waits for one inner block of `block_bytes` fetched from DRAM
 /// and multicast: the descriptor's per-block latency plus the bytes at the fetch rate.
 double matmul_block_fetch_us(const Device& d, double block_bytes);
@@ -170,8 +179,10 @@ public:
   int64_t l1_bytes_per_core(const TensorType& type, const Placement& p) const;
 
 private:
+  /// An estimate from its bounds; `launch_us` is the op's fixed device time beside them
+  /// (Device::launch_us for matmul-class ops, stream_launch_us() for the rest).
   OpEstimate finish(double compute_us, double dram_us, double noc_us, double l1_us,
-                    std::string detail, bool sharded_operands) const;
+                    std::string detail, bool sharded_operands, double launch_us) const;
   OpEstimate eltwise(OpKind kind, const Attrs& attrs, std::span<const TensorUse> inputs,
                      const TensorUse& output, double cycles_per_tile, std::string what) const;
   /// The grid a tile-by-tile op spreads `output`'s tiles over (its shard grid when sharded in

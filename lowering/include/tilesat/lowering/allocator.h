@@ -13,11 +13,21 @@
 //   check_no_overlap(reqs, at);
 #pragma once
 
+#include "tilesat/graph/diagnostic.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
 
 namespace tilesat::lowering {
+
+/// The live buffers do not fit: no order tried found an address for every one. A plan that
+/// fits L1 by its per-core sums can still fail here when L1 is nearly full (buffers on
+/// different core ranges fragment it); the tilesat command plans again with L1 held back.
+class AllocationError : public Error {
+public:
+  using Error::Error;
+};
 
 /// Cores [row_begin, row_end) x [col_begin, col_end); DRAM buffers use {0, 0, 1, 1}.
 struct CoreRect {
@@ -38,7 +48,7 @@ struct BufferRequest {
   }
 };
 
-/// An address per request. Throws tilesat::Error when the live buffers need more than
+/// An address per request. Throws AllocationError when the live buffers need more than
 /// `capacity` bytes, naming the buffer that does not fit and the bytes live at that point.
 std::vector<uint64_t> allocate_buffers(const std::vector<BufferRequest>& requests,
                                        uint64_t capacity, uint64_t alignment,

@@ -1,32 +1,47 @@
 // op_accuracy FILE.csv: the per-op cost model (CostModel::op) against published device times
 // of ops other than matmul.
 //
-// Columns (by header name): op (an op name such as relu, add, softmax, layer_norm, or copy: a
-// tile-to-tile copy, priced as a typecast to the same dtype), device (a device descriptor),
-// shape ("2048x2048": every operand's and the result's), dtype (bf16, bfp8_b, f32),
-// layout (tile, row_major), memory (dram or l1, interleaved), cores (the cores the measured
-// kernel ran on; printed beside the model's own choice, not an input), metric ("kernel":
-// tt-metal's DEVICE KERNEL DURATION, which excludes the gap between ops, so it is compared
-// with the model's time less the descriptor's op_gap_us; "op": a traced op's whole time,
-// compared with the model's time), measured_us, kind ("measured" or "perf_target"), source.
+// Columns (by header name): op (an op name such as relu, add, softmax, layer_norm, conv2d,
+// max_pool2d, avg_pool2d, or copy: a tile-to-tile copy, priced as a typecast to the same dtype),
+// device (a device descriptor), shape ("2048x2048": every operand's and the result's; for
+// conv2d and the pools the input image as NxHxWxC, which the op reads flattened as ttnn keeps
+// activations, [1, 1, N*H*W, C]), dtype (bf16, bfp8_b, f32), layout (tile, row_major), memory
+// (dram or l1, interleaved; or height_sharded, width_sharded, block_sharded: L1 sharded on the
+// grid tilesat would choose for that sharding of the tensor), cores (the cores the measured
+// kernel ran on, 0 when the source does not say; printed beside the model's own choice, not an
+// input), metric ("kernel": tt-metal's DEVICE KERNEL DURATION, which excludes the gap between
+// ops, so it is compared with the model's time less the descriptor's op_gap_us; "op": a traced
+// op's whole time, compared with the model's time), measured_us, kind ("measured" or
+// "perf_target"), attrs (space-separated key=value; empty for most ops), source.
+//
+// attrs: `fidelity=LoFi|HiFi2|HiFi3|HiFi4` for any op (default HiFi4); for conv2d and the pools
+// `kernel=KHxKW` and optional `stride=SHxSW`, `padding=PHxPW` (each side); for conv2d
+// `out_channels=N`, optional `groups=G`, `weights=DTYPE` (the weight and bias dtype, default
+// the row's dtype) and `bias=0` (ttnn's benchmarks pass a bias: the default); `out=DTYPE` (the
+// result's dtype, default the row's dtype).
+//
 // Prints every row's prediction, error and bound (the largest of the model's compute, DRAM, NoC
 // and L1 times; "launch" when the launch outweighs them all), then
 //   median_ape=X p90_ape=Y kendall_tau=Z rows=N
-// per op, per bound and over all rows.
+// per op, per device, per bound and over all rows.
 //   op_accuracy bench/cost/op_measured.csv
 #include "csv_fields.h"
 #include "measured_csv.h"
 #include "stats.h"
 #include "tilesat/cost/device.h"
 #include "tilesat/cost/op_cost.h"
+#include "tilesat/cost/placement.h"
+#include "tilesat/graph/builder.h"
 #include "tilesat/graph/diagnostic.h"
 #include "tilesat/graph/dtype.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <fmt/format.h>
 #include <map>
 #include <optional>
+#include <sstream>
 
 namespace {
 using namespace tilesat;
@@ -35,9 +50,10 @@ using namespace tilesat::cost;
 struct Row {
   std::string op, device, shape_text, dtype_text, layout, memory, metric, kind;
   OpKind kind_of_op = OpKind::Relu;
-  int inputs = 1;
-  TensorType type;
-  Placement placement;
+  Attrs attrs;
+  std::vector<TensorUse> inputs;
+  TensorUse output;
+  MathFidelity fidelity = MathFidelity::HiFi4;
   int64_t cores = 0;
   double measured_us = 0;
   const Device* descriptor = nullptr;
@@ -60,32 +76,209 @@ bool binary(OpKind k) {
   }
 }
 
+bool windowed(OpKind k) {
+  return k == OpKind::Conv2d || k == OpKind::MaxPool2d || k == OpKind::AvgPool2d;
+}
+
 // The op kind a row names and its operand count; nullopt for ops whose result is not shaped
-// like their operands (the benchmark builds every operand and the result from one shape).
+// like their operands (the benchmark builds every operand and the result from one shape),
+// except conv2d and the pools, whose result the row's attrs decide.
 std::optional<std::pair<OpKind, int>> row_op(const std::string& name) {
   if (name == "copy") return std::pair{OpKind::Typecast, 1};
   std::optional<OpKind> k = op_by_name(name);
   if (!k) return std::nullopt;
   if (binary(*k)) return std::pair{*k, 2};
+  if (windowed(*k)) return std::pair{*k, 1};
   if (*k == OpKind::Softmax || *k == OpKind::LayerNorm || *k == OpKind::Typecast ||
       (sfpu_weight(*k) > 0 && *k != OpKind::Where && *k != OpKind::Full && *k != OpKind::Pow))
     return std::pair{*k, 1};
   return std::nullopt;
 }
 
+// The `attrs` column as key -> value; an error names the column for a token without '=' or a
+// key given twice.
+std::map<std::string, std::string> attr_map(const bench::MeasuredCsv& csv) {
+  std::map<std::string, std::string> out;
+  std::istringstream in(csv.get("attrs"));
+  std::string token;
+  while (in >> token) {
+    size_t eq = token.find('=');
+    if (eq == 0 || eq == std::string::npos || eq + 1 == token.size())
+      throw csv.bad("attrs", fmt::format("expected key=value, got '{}'", token));
+    if (!out.emplace(token.substr(0, eq), token.substr(eq + 1)).second)
+      throw csv.bad("attrs", fmt::format("'{}' given twice", token.substr(0, eq)));
+  }
+  return out;
+}
+
+// Reads the row's attrs the op understands, removing each from `a`; what is left is an error.
+class RowAttrs {
+public:
+  RowAttrs(const bench::MeasuredCsv& csv) : csv_(csv), a_(attr_map(csv)) {}
+  std::optional<std::string> take(const std::string& key) {
+    auto it = a_.find(key);
+    if (it == a_.end()) return std::nullopt;
+    std::string v = it->second;
+    a_.erase(it);
+    return v;
+  }
+  // "AxB" as {A, B} (each positive, or non-negative with `zero_ok`), or `fallback`.
+  std::vector<int64_t> pair(const std::string& key, std::vector<int64_t> fallback,
+                            bool zero_ok = false) {
+    std::optional<std::string> v = take(key);
+    if (!v) return fallback;
+    std::optional<std::vector<int64_t>> d = parse_pair(*v);
+    if (!d || (!zero_ok && ((*d)[0] == 0 || (*d)[1] == 0)))
+      throw csv_.bad("attrs", fmt::format("{}: expected AxB{}, got '{}'", key,
+                                          zero_ok ? " (non-negative)" : " (positive)", *v));
+    return *d;
+  }
+  int64_t positive(const std::string& key, std::optional<int64_t> fallback) {
+    std::optional<std::string> v = take(key);
+    if (!v) {
+      if (fallback) return *fallback;
+      throw csv_.bad("attrs", fmt::format("expected {}=N", key));
+    }
+    int64_t x = 0;
+    auto [p, ec] = std::from_chars(v->data(), v->data() + v->size(), x);
+    if (ec != std::errc() || p != v->data() + v->size() || x <= 0)
+      throw csv_.bad("attrs", fmt::format("{}: expected a positive integer, got '{}'", key, *v));
+    return x;
+  }
+  DType dtype(const std::string& key, DType fallback) {
+    std::optional<std::string> v = take(key);
+    if (!v) return fallback;
+    std::optional<DType> d = parse_dtype(*v);
+    if (!d)
+      throw csv_.bad("attrs",
+                     fmt::format("{}: expected bf16, bfp8_b, f32 or i32, got '{}'", key, *v));
+    return *d;
+  }
+  MathFidelity fidelity() {
+    std::optional<std::string> v = take("fidelity");
+    if (!v) return MathFidelity::HiFi4;
+    try {
+      return parse_fidelity(*v);
+    } catch (const Error& e) {
+      throw csv_.bad("attrs", e.diagnostic().message);
+    }
+  }
+  // An error naming the first attr the op did not read.
+  void finish(const std::string& op) const {
+    if (!a_.empty())
+      throw csv_.bad("attrs",
+                     fmt::format("'{}' is not an attr of a {} row", a_.begin()->first, op));
+  }
+
+private:
+  static std::optional<std::vector<int64_t>> parse_pair(const std::string& s) {
+    size_t x = s.find('x');
+    if (x == std::string::npos) return std::nullopt;
+    int64_t a = 0, b = 0;
+    auto [pa, ea] = std::from_chars(s.data(), s.data() + x, a);
+    auto [pb, eb] = std::from_chars(s.data() + x + 1, s.data() + s.size(), b);
+    if (ea != std::errc() || eb != std::errc() || pa != s.data() + x || pb != s.data() + s.size() ||
+        a < 0 || b < 0)
+      return std::nullopt;
+    return std::vector<int64_t>{a, b};
+  }
+  const bench::MeasuredCsv& csv_;
+  std::map<std::string, std::string> a_;
+};
+
+// The placement a row's `memory` names for `type`: interleaved in DRAM or L1, or L1 sharded on
+// the first grid tilesat's layout choice offers for that sharding (placement.h).
+Placement row_placement(const bench::MeasuredCsv& csv, const std::string& memory,
+                        const std::string& layout, const TensorType& type, const Device& d) {
+  Layout l = layout == "tile" ? Layout::Tile : Layout::RowMajor;
+  if (memory == "dram" || memory == "l1")
+    return Placement{l,
+                     memory == "dram" ? BufferType::DRAM : BufferType::L1,
+                     MemoryLayout::Interleaved,
+                     {},
+                     {0, 0}};
+  MemoryLayout want = memory == "height_sharded"  ? MemoryLayout::HeightSharded
+                      : memory == "width_sharded" ? MemoryLayout::WidthSharded
+                                                  : MemoryLayout::BlockSharded;
+  for (const LayoutVariant& v : layout_variants(type, d, *LayoutChoice::shipped()))
+    if (v.placement.memory == want && v.placement.buffer == BufferType::L1 &&
+        v.placement.layout == l)
+      return v.placement;
+  throw csv.bad("memory", fmt::format("tilesat offers no {} placement of {} on {}", memory,
+                                      type.shape.str(), d.name));
+}
+
+// conv2d and the pools: the graph module builds the op on the flattened NHWC image (its shape
+// rules decide the result), and the row's memory places the image and the result.
+void read_windowed(const bench::MeasuredCsv& csv, Row& r, const std::vector<int64_t>& nhwc,
+                   DType dtype, RowAttrs& a) {
+  if (nhwc.size() != 4) throw csv.bad("shape", "expected the input image as NxHxWxC");
+  const int64_t n = nhwc[0], h = nhwc[1], w = nhwc[2], c = nhwc[3];
+  std::vector<int64_t> kernel = a.pair("kernel", {});
+  if (kernel.empty()) throw csv.bad("attrs", "expected kernel=KHxKW");
+  std::vector<int64_t> stride = a.pair("stride", {1, 1});
+  std::vector<int64_t> pad = a.pair("padding", {0, 0}, true);
+  std::vector<int64_t> padding{pad[0], pad[1], pad[0], pad[1]};
+  DType out_dtype = a.dtype("out", dtype);
+  Graph g;
+  Builder b(g);
+  FlatImage flat{n, h, w};
+  Value x = b.input("x", Shape{1, 1, n * h * w, c}, dtype);
+  DType weights = dtype;
+  Value y;
+  try {
+    if (r.kind_of_op == OpKind::Conv2d) {
+      int64_t out_channels = a.positive("out_channels", std::nullopt);
+      int64_t groups = a.positive("groups", 1);
+      weights = a.dtype("weights", dtype);
+      bool bias = a.take("bias").value_or("1") != "0";
+      if (c % groups || out_channels % groups)
+        throw csv.bad("attrs", "groups must divide the input and output channels");
+      Value wt = b.weight("w", Shape{out_channels, c / groups, kernel[0], kernel[1]}, dtype);
+      Conv2dOptions o{.stride = stride, .padding = padding, .groups = groups};
+      o.dims = ConvDims{};
+      o.flat = flat;
+      y = bias ? b.conv2d(x, wt, b.weight("b", Shape{out_channels}, dtype), o) : b.conv2d(x, wt, o);
+    } else {
+      Pool2dOptions o{.stride = stride, .padding = padding};
+      o.flat = flat;
+      o.count_include_pad = a.take("count_include_pad").value_or("1") != "0";
+      y = r.kind_of_op == OpKind::MaxPool2d ? b.max_pool2d(x, kernel, o)
+                                            : b.avg_pool2d(x, kernel, o);
+    }
+  } catch (const Error& e) {
+    if (e.diagnostic().loc.file == csv.path()) throw;
+    throw csv.at_row(e.diagnostic().message);
+  }
+  const Node& op = g.node(y.id);
+  r.attrs = op.attrs;
+  const Device& d = *r.descriptor;
+  for (NodeId operand : op.operands) {
+    TensorType t = g.node(operand).type;
+    if (operand == x.id) {
+      r.inputs.push_back(TensorUse{t, row_placement(csv, r.memory, r.layout, t, d)});
+    } else {
+      // Weights and bias: prepared on the device, tiles in DRAM.
+      t.dtype = weights;
+      r.inputs.push_back(TensorUse{t, dram_tile_placement()});
+    }
+  }
+  TensorType out{out_dtype, op.type.shape, {}};
+  r.output = TensorUse{out, row_placement(csv, r.memory, r.layout, out, d)};
+}
+
 std::vector<Row> read_rows(const std::string& path, std::map<std::string, Device>& devices) {
   bench::MeasuredCsv csv(path, {"op", "device", "shape", "dtype", "layout", "memory", "cores",
-                                "metric", "measured_us", "kind", "source"});
+                                "metric", "measured_us", "kind", "attrs", "source"});
   std::vector<Row> rows;
   while (csv.next()) {
     Row r;
     r.op = csv.get("op");
     std::optional<std::pair<OpKind, int>> op = row_op(r.op);
     if (!op)
-      throw csv.bad("op", "expected a unary or binary eltwise op, softmax, layer_norm, typecast "
-                          "or copy");
+      throw csv.bad("op", "expected a unary or binary eltwise op, softmax, layer_norm, typecast, "
+                          "copy, conv2d, max_pool2d or avg_pool2d");
     r.kind_of_op = op->first;
-    r.inputs = op->second;
     r.device = csv.get("device");
     r.descriptor = &csv.device(devices, "device");
     r.shape_text = csv.get("shape");
@@ -94,23 +287,32 @@ std::vector<Row> read_rows(const std::string& path, std::map<std::string, Device
     std::optional<DType> dtype = parse_dtype(csv.get("dtype"));
     if (!dtype) throw csv.bad("dtype", "expected bf16, bfp8_b, f32 or i32");
     r.dtype_text = csv.get("dtype");
-    r.type = TensorType{*dtype, Shape(*dims)};
     r.layout = csv.get("layout");
     if (r.layout != "tile" && r.layout != "row_major")
       throw csv.bad("layout", "expected tile or row_major");
     r.memory = csv.get("memory");
-    if (r.memory != "dram" && r.memory != "l1") throw csv.bad("memory", "expected dram or l1");
-    r.placement = Placement{r.layout == "tile" ? Layout::Tile : Layout::RowMajor,
-                            r.memory == "dram" ? BufferType::DRAM : BufferType::L1,
-                            MemoryLayout::Interleaved,
-                            {},
-                            {0, 0}};
-    r.cores = csv.positive_int("cores");
+    if (r.memory != "dram" && r.memory != "l1" && r.memory != "height_sharded" &&
+        r.memory != "width_sharded" && r.memory != "block_sharded")
+      throw csv.bad("memory", "expected dram, l1, height_sharded, width_sharded or block_sharded");
+    RowAttrs a(csv);
+    r.fidelity = a.fidelity();
+    if (windowed(r.kind_of_op)) {
+      read_windowed(csv, r, *dims, *dtype, a);
+    } else {
+      TensorType type{*dtype, Shape(*dims)};
+      TensorType out_type{a.dtype("out", *dtype), Shape(*dims)};
+      Placement p = row_placement(csv, r.memory, r.layout, type, *r.descriptor);
+      r.inputs.assign(static_cast<size_t>(op->second), TensorUse{type, p});
+      r.output = TensorUse{out_type, p};
+    }
+    a.finish(r.op);
+    const std::string& cores = csv.get("cores");
+    if (cores != "0") r.cores = csv.positive_int("cores");
     r.metric = csv.get("metric");
     if (r.metric != "kernel" && r.metric != "op") throw csv.bad("metric", "expected kernel or op");
     r.measured_us = csv.measured_us();
     r.kind = csv.kind();
-    rows.push_back(r);
+    rows.push_back(std::move(r));
   }
   return rows;
 }
@@ -142,31 +344,32 @@ int run(const std::string& path) {
   std::map<std::string, Device> devices;
   std::vector<Row> rows = read_rows(path, devices);
   Figures all;
-  std::map<std::string, Figures> by_op, by_bound;
-  fmt::print("{:<10} {:<14} {:<13} {:<6} {:<9} {:<4} {:>5} {:>5} {:<6} {:>9} {:>9} {:>9} {:>6}  "
-             "{:<8} {}\n",
-             "op", "device", "shape", "dtype", "layout", "mem", "cores", "model", "metric",
+  std::map<std::string, Figures> by_op, by_device, by_bound;
+  fmt::print("{:<10} {:<14} {:<14} {:<6} {:<9} {:<14} {:>5} {:>5} {:<6} {:>9} {:>9} {:>9} "
+             "{:>6}  {:<8} {}\n",
+             "op", "device", "shape", "dtype", "layout", "memory", "cores", "model", "metric",
              "model_us", "compared", "measured", "ape%", "bound", "kind");
   for (const Row& r : rows) {
     const Device& d = *r.descriptor;
-    CostModel model(d);
-    std::vector<TensorUse> inputs(static_cast<size_t>(r.inputs), TensorUse{r.type, r.placement});
-    OpEstimate e = model.op(r.kind_of_op, {}, inputs, TensorUse{r.type, r.placement});
+    CostModel model(d, {.fidelity = r.fidelity});
+    OpEstimate e = model.op(r.kind_of_op, r.attrs, r.inputs, r.output);
     // DEVICE KERNEL DURATION starts when the kernels start: the gap after the previous op is
     // not in it (the kernel's own floor is).
     double compared = r.metric == "kernel" ? e.us - d.op_gap_us : e.us;
     all.add(compared, r.measured_us);
     by_op[r.op].add(compared, r.measured_us);
+    by_device[r.device].add(compared, r.measured_us);
     std::string bound = bound_of(e.cost, e.cost.dispatch_us);
     by_bound[bound].add(compared, r.measured_us);
-    fmt::print(
-        "{:<10} {:<14} {:<13} {:<6} {:<9} {:<4} {:>5} {:>5} {:<6} {:>9.2f} {:>9.2f} {:>9.2f} "
-        "{:>6.1f}  {:<8} {}\n",
-        r.op, r.device, r.shape_text, r.dtype_text, r.layout, r.memory, r.cores, e.cores, r.metric,
-        e.us, compared, r.measured_us, 100.0 * std::abs(compared - r.measured_us) / r.measured_us,
-        bound, r.kind);
+    fmt::print("{:<10} {:<14} {:<14} {:<6} {:<9} {:<14} {:>5} {:>5} {:<6} {:>9.2f} {:>9.2f} "
+               "{:>9.2f} {:>6.1f}  {:<8} {}\n",
+               r.op, r.device, r.shape_text, r.dtype_text, r.layout, r.memory,
+               r.cores ? fmt::format("{}", r.cores) : "?", e.cores, r.metric, e.us, compared,
+               r.measured_us, 100.0 * std::abs(compared - r.measured_us) / r.measured_us, bound,
+               r.kind);
   }
   for (const auto& [op, f] : by_op) fmt::print("op={} {}\n", op, f.str());
+  for (const auto& [device, f] : by_device) fmt::print("device={} {}\n", device, f.str());
   for (const auto& [bound, f] : by_bound) fmt::print("bound={} {}\n", bound, f.str());
   fmt::print("overall {}\n", all.str());
   return 0;

@@ -125,20 +125,28 @@ LegalityResult check_legality(const Plan& plan, const CostModel& model) {
           "shard_fits@" + at,
           fmt::format("shard grid {}x{} exceeds the usable grid {}x{}", p.grid.rows, p.grid.cols,
                       d.grid_usable.rows, d.grid_usable.cols));
-    // Height sharding deals row shards to every core of the grid, width sharding column
-    // shards; block sharding one block per core.
-    int64_t grid_rows = p.memory == MemoryLayout::HeightSharded  ? p.grid.cores()
-                        : p.memory == MemoryLayout::WidthSharded ? 1
-                                                                 : p.grid.rows;
-    int64_t grid_cols = p.memory == MemoryLayout::HeightSharded  ? 1
-                        : p.memory == MemoryLayout::WidthSharded ? p.grid.cores()
-                                                                 : p.grid.cols;
-    track(num(p.shard_shape[0]) * num(grid_rows) == num(t[0] * 32) &&
-              num(p.shard_shape[1]) * num(grid_cols) == num(t[1] * 32),
-          "shard_divides@" + at,
-          fmt::format("shards {}x{} on {}x{} cores do not tile the padded {}x{} tensor",
-                      p.shard_shape[0], p.shard_shape[1], grid_rows, grid_cols, t[0] * 32,
-                      t[1] * 32));
+    // Height sharding deals row shards to the grid's cores in row-major order, width sharding
+    // column shards (the last shard may be short, the grid's last row may be part-filled);
+    // block sharding one block per core.
+    if (p.memory == MemoryLayout::BlockSharded) {
+      track(num(p.shard_shape[0]) * num(p.grid.rows) == num(t[0] * 32) &&
+                num(p.shard_shape[1]) * num(p.grid.cols) == num(t[1] * 32),
+            "shard_divides@" + at,
+            fmt::format("shards {}x{} on {}x{} cores do not tile the padded {}x{} tensor",
+                        p.shard_shape[0], p.shard_shape[1], p.grid.rows, p.grid.cols, t[0] * 32,
+                        t[1] * 32));
+    } else {
+      const bool height = p.memory == MemoryLayout::HeightSharded;
+      const int64_t along = (height ? t[0] : t[1]) * 32, across = (height ? t[1] : t[0]) * 32;
+      const int64_t shard_along = p.shard_shape[height ? 0 : 1];
+      const int64_t shard_across = p.shard_shape[height ? 1 : 0];
+      track(num(shard_across) == num(across) &&
+                num(shard_along) * num(p.grid.cores()) >= num(along) && num(shard_along) > 0,
+            "shard_divides@" + at,
+            fmt::format("{} shards {}x{} on {} cores do not cover the padded {}x{} tensor",
+                        height ? "height" : "width", p.shard_shape[0], p.shard_shape[1],
+                        p.grid.cores(), t[0] * 32, t[1] * 32));
+    }
     track(z3::mod(num(p.shard_shape[0]), 32) == 0 && z3::mod(num(p.shard_shape[1]), 32) == 0,
           "tile_aligned@" + at,
           fmt::format("shard {}x{} is not a whole number of 32x32 tiles", p.shard_shape[0],

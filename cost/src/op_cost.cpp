@@ -3,6 +3,7 @@
 
 #include "ceil_div.h"
 #include "tilesat/cost/collective_cost.h"
+#include "tilesat/cost/placement.h"
 #include "tilesat/graph/diagnostic.h"
 #include "tilesat/graph/spmd.h"
 
@@ -113,7 +114,9 @@ int64_t in_rows_bytes(std::span<const TensorUse> inputs) {
 
 double matmul_dram_bytes(const MatmulConfig& m) {
   int64_t mt = ceil_div(m.m, 32), kt = ceil_div(m.k, 32), nt = ceil_div(m.n, 32);
-  return (m.in0_l1 ? 0.0 : static_cast<double>(mt * kt * m.in0_tile_bytes)) +
+  return (m.in0_l1
+              ? 0.0
+              : static_cast<double>(mt * kt * m.in0_tile_bytes) / std::max(m.in0_unfold, 1.0)) +
          (m.in1_l1 ? 0.0 : static_cast<double>(kt * nt * m.in1_tile_bytes)) +
          (m.out_l1 ? 0.0 : static_cast<double>(mt * nt * m.out_tile_bytes));
 }
@@ -363,7 +366,9 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
   // Streaming re-reads in0 once per block column and in1 once per block row.
   double dram_bytes = matmul_dram_bytes(m);
   if (out_blocks > 1) {
-    if (!m.in0_l1) dram_bytes += static_cast<double>((blocks_n - 1) * mt * kt * m.in0_tile_bytes);
+    if (!m.in0_l1)
+      dram_bytes += static_cast<double>((blocks_n - 1) * mt * kt * m.in0_tile_bytes) /
+                    std::max(m.in0_unfold, 1.0);
     if (!m.in1_l1) dram_bytes += static_cast<double>((blocks_m - 1) * kt * nt * m.in1_tile_bytes);
   }
   double dram_us = dram_bytes / (d.dram_bandwidth_gb_s * 1e3);
@@ -389,7 +394,8 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
     // of the two per block. The larger of the two blocks sets the fetch.
     fetch_us = matmul_block_fetch_us(
         d,
-        std::max(static_cast<double>(b.out_block_h * b.in0_block_w * m.in0_tile_bytes),
+        std::max(static_cast<double>(b.out_block_h * b.in0_block_w * m.in0_tile_bytes) /
+                     std::max(m.in0_unfold, 1.0),
                  m.in1_l1 ? 0.0
                           : static_cast<double>(b.in0_block_w * b.out_block_w * m.in1_tile_bytes)));
     compute_us = std::max(compute_us, static_cast<double>(blocks) * fetch_us);
@@ -471,6 +477,10 @@ CostModel::Spread CostModel::spread(const TensorUse& output) const {
                ? output.placement.grid
                : device_.grid_usable;
   s.cores = std::min<int64_t>(t[0] * t[1], s.grid.cores());
+  // A linear sharding's shards may leave the last row of its grid short.
+  if (output.placement.memory != MemoryLayout::Interleaved &&
+      output.placement.buffer == BufferType::L1)
+    s.cores = std::min(s.cores, shard_count(output.type, output.placement));
   s.busy = s.cores == s.grid.cores() ? s.grid : bounding_grid(s.cores, s.grid);
   return s;
 }
@@ -556,7 +566,12 @@ OpEstimate CostModel::best_grid(MatmulConfig m, const TensorUse& output) const {
   // The output's shard grid, else the best of the usable sub-grids (the first of equals).
   if (m.blocking) return matmul(m);
   if (m.out_sharded && m.out_l1) {
-    m.grid = output.placement.grid;
+    // A height-sharded result is ttnn's 1-D matmul that multicasts in1 and gives each core
+    // its shard's rows; a width-sharded one multicasts in0 to column slices.
+    const Placement& p = output.placement;
+    m.grid = p.grid;
+    if (p.memory == MemoryLayout::HeightSharded) m.mcast = MatmulMcast::In1Col1D;
+    if (p.memory == MemoryLayout::WidthSharded) m.mcast = MatmulMcast::In0Row1D;
     return matmul(m);
   }
   std::optional<OpEstimate> best;
@@ -780,13 +795,41 @@ OpEstimate CostModel::op_impl(OpKind kind, const Attrs& attrs, std::span<const T
     return eltwise(kind, attrs, ins, output, elt, "(host transfer of one chip's shard)");
   }
   case OpKind::MaxPool2d:
-  case OpKind::AvgPool2d:
+  case OpKind::AvgPool2d: {
+    // ttnn's pool kernels gather each output pixel's window (kernel_h x kernel_w sticks of its
+    // channels) into the rows of a tile, reduce the rows in the FPU and pack the one result
+    // row: every output pixel takes a whole tile through the unpacker, the FPU and the packer
+    // for each 32 of its channels and each 32 rows of its window, however few rows the window
+    // fills. Average pools pay the fidelity passes of the scaling multiply.
+    const Shape& o = output.type.shape;
+    if (o.rank() != 4) break;
+    std::vector<int64_t> k = attrs.get_or<std::vector<int64_t>>("kernel_size", {1, 1});
+    if (k.size() != 2) break;
+    const bool flat = attrs.get_or<int64_t>("batch_size", 0) > 0;
+    const int64_t channels = std::max<int64_t>(flat ? o[3] : o[1], 1);
+    const int64_t pixels = o.numel() / channels;
+    const int64_t window_passes = ceil_div(std::max<int64_t>(k[0] * k[1], 1), int64_t{32});
+    const double tile_passes =
+        static_cast<double>(pixels * ceil_div(channels, int64_t{32}) * window_passes);
+    const double unpack_in =
+        static_cast<double>(tile_bytes(inputs[0].type.dtype)) / d.unpack_bytes_per_cycle;
+    const double pass = elt * (kind == OpKind::AvgPool2d ? passes : 1) + unpack_in +
+                        static_cast<double>(tile_bytes(output.type.dtype)) / d.pack_bytes_per_cycle;
+    auto t_out = tiles_2d(o);
+    const double out_tiles = static_cast<double>(std::max<int64_t>(t_out[0] * t_out[1], 1));
+    // eltwise() adds one input tile's unpacking per output tile itself.
+    double per_tile = std::max(tile_passes * pass / out_tiles - unpack_in, 0.0);
+    return eltwise(kind, attrs, inputs, output, per_tile,
+                   fmt::format("(a tile through unpack, reduce and pack per output pixel, 32 "
+                               "channels and 32 window rows: {:.0f} passes x {:.1f} cycles)",
+                               tile_passes, pass));
+  }
   case OpKind::Sum:
   case OpKind::Mean:
   case OpKind::Max: {
     // Reduction: the FPU reduces 16x16 per cycle, twice the eltwise rate; sum and mean pay
     // fidelity passes, max does not. Its input tiles are the work.
-    double per_tile = elt / 2 * (kind == OpKind::Max || kind == OpKind::MaxPool2d ? 1 : passes);
+    double per_tile = elt / 2 * (kind == OpKind::Max ? 1 : passes);
     auto t_in = tiles_2d(inputs[0].type.shape);
     auto t_out = tiles_2d(output.type.shape);
     double ratio = static_cast<double>(t_in[0] * t_in[1]) /
@@ -877,8 +920,16 @@ OpEstimate CostModel::op_impl(OpKind kind, const Attrs& attrs, std::span<const T
     if (w.rank() != 4 || o.rank() != 4 || w[0] < 1) break;
     MatmulConfig m = matmul_config(inputs, output);
     m.m = o.numel() / w[0];
-    m.k = w[1] * w[2] * w[3];
+    // ttnn pads the input channels (to 32 for a tiled input, to 8 for row-major sticks) and
+    // gives a grouped conv the dense weights of all its input channels, zero off each group's
+    // block (prepare_conv2d_weights): the inner dim is every padded input channel of the window.
+    const int64_t groups = std::max<int64_t>(attrs.get_or<int64_t>("groups", 1), 1);
+    const int64_t align = inputs[0].placement.layout == Layout::Tile ? 32 : 8;
+    m.k = ceil_div(w[1] * groups, align) * align * w[2] * w[3];
     m.n = w[0];
+    auto in_tiles = tiles_2d(inputs[0].type.shape);
+    m.in0_unfold = static_cast<double>(ceil_div(m.m, int64_t{32}) * ceil_div(m.k, int64_t{32})) /
+                   static_cast<double>(std::max<int64_t>(in_tiles[0] * in_tiles[1], 1));
     // The bias add and the activation run on each output tile, as a linear's.
     m.epilogue_cycles_per_tile = epilogue_cycles(attrs, inputs.size() > 2);
     fix(m);

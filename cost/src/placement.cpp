@@ -1,6 +1,7 @@
 // placement.cpp: candidate placements of a value, and placement names.
 #include "tilesat/cost/placement.h"
 
+#include "ceil_div.h"
 #include "tilesat/cost/op_cost.h"
 #include "tilesat/rewrites/rule_file.h"
 #include "tilesat/rewrites/rule_sets.h"
@@ -31,17 +32,44 @@ Placement argument_placement(bool on_device) {
 
 namespace {
 
-// Core counts k > 1 a linear (height or width) sharding of `tiles` can use: k divides the
-// tiles and is whole grid rows or part of one row; the largest first.
-std::vector<CoreGrid> linear_grids(int64_t tiles, const CoreGrid& g) {
-  std::vector<CoreGrid> out;
-  for (int64_t k = std::min<int64_t>(tiles, g.cores()); k > 1; --k) {
-    if (tiles % k) continue;
-    if (k <= g.cols)
-      out.push_back(CoreGrid{1, static_cast<uint32_t>(k)});
-    else if (k % g.cols == 0)
-      out.push_back(CoreGrid{static_cast<uint32_t>(k / g.cols), g.cols});
+// A linear (height or width) sharding of `tiles` tiles over k > 1 cores: shards of
+// ceil(tiles / k) tiles (the last one may be short) dealt row-major over the grid, whole rows
+// of it and then part of one, as ttnn lays out its height- and width-sharded core sets
+// (num_cores_to_corerangeset). The grid is the rectangle around those cores.
+struct LinearGrid {
+  CoreGrid grid;
+  int64_t shard_tiles = 0;
+};
+
+LinearGrid linear_grid(int64_t tiles, int64_t k, const CoreGrid& g) {
+  CoreGrid grid = k <= g.cols
+                      ? CoreGrid{1, static_cast<uint32_t>(k)}
+                      : CoreGrid{static_cast<uint32_t>(ceil_div(k, int64_t{g.cols})), g.cols};
+  return LinearGrid{grid, ceil_div(tiles, k)};
+}
+
+// The linear shardings of `tiles` on grid `g`, the most cores first: the core count ttnn's
+// sharded ops choose (conv2d_utils' determine_parallel_config: the most cores whose padding is
+// less than one shard, so every core holds a shard), then every core count that divides the
+// tiles.
+std::vector<LinearGrid> linear_grids(int64_t tiles, const CoreGrid& g) {
+  std::vector<LinearGrid> out;
+  auto add = [&](int64_t k) {
+    LinearGrid l = linear_grid(tiles, k, g);
+    for (const LinearGrid& o : out)
+      if (o.shard_tiles == l.shard_tiles) return;
+    out.push_back(l);
+  };
+  const int64_t most = std::min<int64_t>(tiles, g.cores());
+  for (int64_t k = most; k > 1; --k) {
+    int64_t shard = ceil_div(tiles, k);
+    if (shard * k - tiles < shard) {
+      add(k);
+      break;
+    }
   }
+  for (int64_t k = most; k > 1; --k)
+    if (tiles % k == 0) add(k);
   return out;
 }
 
@@ -74,39 +102,34 @@ std::vector<Placement> placements_of(const rewrites::LayoutRule& rule,
   using rewrites::LayoutMemory;
   BufferType buffer = rule.buffer == rewrites::LayoutBuffer::L1 ? BufferType::L1 : BufferType::DRAM;
   Layout layout = rule.tiling == rewrites::LayoutTiling::Tile ? Layout::Tile : Layout::RowMajor;
-  std::vector<CoreGrid> grids;
+  std::vector<Placement> out;
   switch (rule.memory) {
   case LayoutMemory::Interleaved:
     return {Placement{layout, buffer, MemoryLayout::Interleaved, {}, {0, 0}}};
   case LayoutMemory::HeightSharded:
-    grids = linear_grids(t[0], g);
-    break;
-  case LayoutMemory::WidthSharded:
-    grids = linear_grids(t[1], g);
-    break;
-  case LayoutMemory::BlockSharded:
-    grids = block_grids(t, g);
-    break;
-  }
-  if (!rule.every_grid && grids.size() > 1) grids.resize(1);
-  std::vector<Placement> out;
-  for (const CoreGrid& grid : grids) {
-    Placement p{layout, buffer, MemoryLayout::BlockSharded, grid, {0, 0}};
-    switch (rule.memory) {
-    case LayoutMemory::HeightSharded:
-      p.memory = MemoryLayout::HeightSharded;
-      p.shard_shape = {t[0] / grid.cores() * 32, t[1] * 32};
-      break;
-    case LayoutMemory::WidthSharded:
-      p.memory = MemoryLayout::WidthSharded;
-      p.shard_shape = {t[0] * 32, t[1] / grid.cores() * 32};
-      break;
-    default:
-      p.shard_shape = {t[0] / grid.rows * 32, t[1] / grid.cols * 32};
-      break;
+  case LayoutMemory::WidthSharded: {
+    const bool height = rule.memory == LayoutMemory::HeightSharded;
+    for (const LinearGrid& l : linear_grids(height ? t[0] : t[1], g)) {
+      Placement p{layout, buffer, height ? MemoryLayout::HeightSharded : MemoryLayout::WidthSharded,
+                  l.grid,
+                  height ? std::array<int64_t, 2>{l.shard_tiles * 32, t[1] * 32}
+                         : std::array<int64_t, 2>{t[0] * 32, l.shard_tiles * 32}};
+      out.push_back(p);
+      if (!rule.every_grid) break;
     }
-    out.push_back(p);
+    return out;
   }
+  case LayoutMemory::BlockSharded:
+    break;
+  }
+  std::vector<CoreGrid> grids = block_grids(t, g);
+  if (!rule.every_grid && grids.size() > 1) grids.resize(1);
+  for (const CoreGrid& grid : grids)
+    out.push_back(Placement{layout,
+                            buffer,
+                            MemoryLayout::BlockSharded,
+                            grid,
+                            {t[0] / grid.rows * 32, t[1] / grid.cols * 32}});
   return out;
 }
 
@@ -122,10 +145,10 @@ bool conditions_hold(const rewrites::LayoutRule& rule, const TensorType& type, c
       break;
     }
     case rewrites::LayoutCondition::Kind::MinCores:
-      if (sharded && p.grid.cores() < c.value) return false;
+      if (sharded && shard_count(type, p) < c.value) return false;
       break;
     case rewrites::LayoutCondition::Kind::MaxCores:
-      if (sharded && p.grid.cores() > c.value) return false;
+      if (sharded && shard_count(type, p) > c.value) return false;
       break;
     }
   }
@@ -209,6 +232,15 @@ std::vector<LayoutVariant> layout_variants(const TensorType& type, const Device&
     }
   }
   return out;
+}
+
+int64_t shard_count(const TensorType& type, const Placement& p) {
+  if (p.memory == MemoryLayout::Interleaved) return 0;
+  if (p.memory == MemoryLayout::BlockSharded) return p.grid.cores();
+  auto t = CostModel::tiles_2d(type.shape);
+  const bool height = p.memory == MemoryLayout::HeightSharded;
+  int64_t shard_tiles = std::max<int64_t>(ceil_div(p.shard_shape[height ? 0 : 1], int64_t{32}), 1);
+  return std::min<int64_t>(ceil_div(height ? t[0] : t[1], shard_tiles), p.grid.cores());
 }
 
 std::vector<Placement> candidate_placements(const TensorType& type, const Device& device,

@@ -46,9 +46,10 @@ std::string_view buffer_word(BufferType b) {
 
 /// `<2x3, (d0, d1) -> (d0, d1)>`: the shard grid (virtual, as tt-mlir lays out height and
 /// width sharding over N x 1 and 1 x N) and its map onto physical cores (row, column).
-std::string grid_attr(const Placement& p) {
+std::string grid_attr(const TensorType& type, const Placement& p) {
   if (p.memory == MemoryLayout::Interleaved) return "<1x1>";
-  uint32_t r = p.grid.rows, c = p.grid.cols, n = p.grid.cores();
+  uint32_t r = p.grid.rows, c = p.grid.cols;
+  auto n = static_cast<uint32_t>(shard_count(type, p));
   if (p.memory == MemoryLayout::HeightSharded && c > 1)
     return fmt::format("<{}x1, (d0, d1) -> (d0 floordiv {}, d0 mod {})>", n, c, c);
   if (p.memory == MemoryLayout::WidthSharded && c > 1)
@@ -81,8 +82,9 @@ std::string memref_attr(const TensorType& type, const Placement& p, std::string_
 }
 
 std::string layout_attr(const TensorType& type, const Placement& p, std::string_view buffer) {
-  return fmt::format("#ttnn.ttnn_layout<{}, {}, {}, <{}>>", collapse_map(type.shape), grid_attr(p),
-                     memref_attr(type, p, buffer), memory_layout_name(p.memory));
+  return fmt::format("#ttnn.ttnn_layout<{}, {}, {}, <{}>>", collapse_map(type.shape),
+                     grid_attr(type, p), memref_attr(type, p, buffer),
+                     memory_layout_name(p.memory));
 }
 
 /// The aliases of one output file: names given on first use, definitions in that order.
@@ -126,13 +128,24 @@ private:
 };
 
 /// `#ttnn.memory_config<#l1, <block_sharded>, #ttnn.shard_spec<...>>` for a conversion.
-std::string memory_config(Aliases& aliases, const Placement& p) {
+std::string memory_config(Aliases& aliases, const TensorType& type, const Placement& p) {
   std::string out = fmt::format("#ttnn.memory_config<{}, <{}>", aliases.buffer(p.buffer),
                                 memory_layout_name(p.memory));
   if (p.memory != MemoryLayout::Interleaved) {
-    out += fmt::format(", #ttnn.shard_spec<<[#ttnn.core_range<(0,0), ({},{})>]>, <{}x{}>, "
-                       "<row_major>>",
-                       p.grid.cols - 1, p.grid.rows - 1, p.shard_shape[0], p.shard_shape[1]);
+    // The shards' cores: the grid, or its whole rows and part of the next when a height or
+    // width sharding leaves the last row short.
+    const int64_t n = shard_count(type, p), c = p.grid.cols;
+    std::vector<std::string> ranges;
+    if (n >= p.grid.cores() || p.memory == MemoryLayout::BlockSharded) {
+      ranges.push_back(fmt::format("#ttnn.core_range<(0,0), ({},{})>", c - 1, p.grid.rows - 1));
+    } else {
+      if (n / c > 0)
+        ranges.push_back(fmt::format("#ttnn.core_range<(0,0), ({},{})>", c - 1, n / c - 1));
+      if (n % c > 0)
+        ranges.push_back(fmt::format("#ttnn.core_range<(0,{}), ({},{})>", n / c, n % c - 1, n / c));
+    }
+    out += fmt::format(", #ttnn.shard_spec<<[{}]>, <{}x{}>, <row_major>>", fmt::join(ranges, ", "),
+                       p.shard_shape[0], p.shard_shape[1]);
   }
   return out + ">";
 }
@@ -266,10 +279,13 @@ private:
       if (from.layout != to.layout) {
         name = "to_layout";
         attrs = fmt::format("layout = #ttnn.layout<{}>", layout_name(to.layout));
-        if (moves) attrs += ", memory_config = " + memory_config(aliases_, to);
+        if (moves)
+          attrs += ", memory_config = " +
+                   memory_config(aliases_, g_.node(plan_.values[op.result].node).type, to);
       } else {
         name = "to_memory_config";
-        attrs = "memory_config = " + memory_config(aliases_, to);
+        attrs = "memory_config = " +
+                memory_config(aliases_, g_.node(plan_.values[op.result].node).type, to);
       }
     } else {
       std::tie(name, attrs) = op_text(g_.node(op.node));

@@ -148,12 +148,12 @@ TEST(ExtractExact, TinyTimeLimitKeepsTheDpPlan) {
   }
 }
 
-// The second start (reshapes priced as copies) plans ResNet-18 faster than the first alone:
-// with its flattening reshapes free views the tree cost keeps the first stages NCHW.
+// The second start (reshapes priced as copies) plans MobileNet-V2 faster than the first alone:
+// with its flattening reshapes free views the tree cost misses where the layout should change.
 TEST(ExtractExact, CopyStartKeepsTheEarlyLayoutChange) {
   std::vector<egraph::Rewrite> rules = rewrites::load_rule_sets(rewrites::default_rule_set_names());
   CostModel model(load_device("wormhole_b0"));
-  onnx::ImportedModel m = fixture("resnet18");
+  onnx::ImportedModel m = fixture("mobilenet_v2");
   DevicePlanResult both = optimize_for_device(m.graph, rules, {}, model, ExtractOptions{});
   DevicePlanResult one =
       optimize_for_device(m.graph, rules, {}, model, ExtractOptions{.copy_start = false});
@@ -161,8 +161,6 @@ TEST(ExtractExact, CopyStartKeepsTheEarlyLayoutChange) {
   EXPECT_FALSE(one.extraction.copy_start_taken);
   EXPECT_LT(both.plan.predicted_total_us, one.plan.predicted_total_us);
   expect_consistent(both);
-  // Its input is flattened once, before the first conv.
-  EXPECT_EQ(both.plan.graph.node(both.plan.ops.front().node).kind, OpKind::Permute);
 }
 
 TEST(ExtractExact, NeverWorseThanTheDpOnFixtures) {

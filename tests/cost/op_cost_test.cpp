@@ -70,6 +70,81 @@ TEST(OpCost, StreamingOpsPayTheGapAndTheKernelFloor) {
   EXPECT_NEAR(relu.us - wh.op_gap_us, 1.82, 0.15);
 }
 
+Attrs window_attrs(std::vector<int64_t> kernel, int64_t batch, int64_t h, int64_t w) {
+  Attrs a;
+  if (!kernel.empty()) a.set("kernel_size", std::move(kernel));
+  a.set("batch_size", batch);
+  a.set("input_height", h);
+  a.set("input_width", w);
+  return a;
+}
+
+// ttnn pads a conv's input channels to whole tiles (for a tiled input) and runs a grouped
+// conv with dense weights: a 4-channel conv costs what a 32-channel one does, a depthwise conv
+// what the dense conv of its channels does.
+TEST(OpCost, ConvInnerDimIsTtnnsPaddedDenseOne) {
+  CostModel m(load_device("wormhole_b0"));
+  auto conv = [&](int64_t cin, int64_t cout, int64_t groups) {
+    Attrs a = window_attrs({}, 1, 64, 64);
+    if (groups > 1) a.set("groups", groups);
+    a.set("padding", std::vector<int64_t>{1, 1, 1, 1});
+    std::vector<TensorUse> in{{f32({1, 1, 64 * 64, cin}), dram_tile_placement()},
+                              {f32({cout, cin / groups, 3, 3}), dram_tile_placement()}};
+    OpEstimate e = m.op(OpKind::Conv2d, a, in, {f32({1, 1, 64 * 64, cout}), dram_tile_placement()});
+    EXPECT_TRUE(e.matmul.has_value());
+    return e.matmul ? e.matmul->k : 0;
+  };
+  EXPECT_EQ(conv(4, 64, 1), 32 * 9);
+  EXPECT_EQ(conv(32, 64, 1), 32 * 9);
+  EXPECT_EQ(conv(96, 96, 96), 96 * 9);
+  EXPECT_EQ(conv(96, 96, 1), 96 * 9);
+}
+
+// A conv whose result is height sharded is ttnn's 1-D matmul: each core computes its shard's
+// rows for every output channel, with the weights multicast.
+TEST(OpCost, HeightShardedConvMulticastsTheWeights) {
+  Device bh = load_device("blackhole_p150");
+  CostModel m(bh);
+  TensorType x = f32({1, 1, 128 * 128, 32}), out = f32({1, 1, 128 * 128, 512});
+  auto layouts = LayoutChoice::shipped();
+  Placement height;
+  for (const LayoutVariant& v : layout_variants(out, bh, *layouts))
+    if (v.placement.memory == MemoryLayout::HeightSharded) height = v.placement;
+  ASSERT_EQ(height.memory, MemoryLayout::HeightSharded);
+  Attrs a = window_attrs({}, 1, 128, 128);
+  a.set("padding", std::vector<int64_t>{1, 1, 1, 1});
+  std::vector<TensorUse> in{{x, height}, {f32({512, 32, 3, 3}), dram_tile_placement()}};
+  OpEstimate e = m.op(OpKind::Conv2d, a, in, {out, height});
+  ASSERT_TRUE(e.matmul.has_value() && e.blocking.has_value());
+  EXPECT_EQ(e.matmul->mcast, MatmulMcast::In1Col1D);
+  EXPECT_EQ(e.cores, 128u); // 512 tile rows, 4 on each of 128 of the 130 cores
+  EXPECT_EQ(e.blocking->per_core_m, 4);
+  EXPECT_EQ(e.blocking->per_core_n, 16);
+}
+
+// A pool takes a tile through unpacker, FPU and packer for each output pixel, 32 channels and
+// 32 rows of its window: ResNet-50's stem max pool (batch 16, 64 channels) on 64 Wormhole
+// cores is 784 pixels x 2 tiles a core, as ttnn's kernel measures (124.7 us,
+// bench/cost/op_measured.csv); a window of more than 32 rows takes twice the passes.
+TEST(OpCost, PoolsPayATilePassPerOutputPixel) {
+  Device wh = load_device("wormhole_b0");
+  CostModel m(wh);
+  auto pool = [&](OpKind kind, int64_t n, int64_t hw, int64_t c, int64_t k, int64_t stride) {
+    Attrs a = window_attrs({k, k}, n, hw, hw);
+    a.set("stride", std::vector<int64_t>{stride, stride});
+    int64_t out_hw = (hw - k) / stride + 1;
+    std::vector<TensorUse> in{{TensorType{DType::BF16, Shape{1, 1, n * hw * hw, c}}, l1()}};
+    return m.op(kind, a, in, {TensorType{DType::BF16, Shape{1, 1, n * out_hw * out_hw, c}}, l1()});
+  };
+  OpEstimate stem = pool(OpKind::MaxPool2d, 16, 113, 64, 3, 2); // 56x56 out, no padding here
+  double pass = wh.fpu_eltwise_cycles_per_tile + 2 * 2048 / wh.unpack_bytes_per_cycle;
+  EXPECT_NEAR(stem.cost.compute_us, wh.cycles_to_us(784 * 2 * pass), 0.02 * stem.cost.compute_us);
+  EXPECT_NEAR(stem.us - wh.op_gap_us, 124.7, 0.15 * 124.7);
+  // The same output from a 7x7 window (49 rows): two passes per pixel and channel tile.
+  OpEstimate wide = pool(OpKind::MaxPool2d, 16, 117, 64, 7, 2);
+  EXPECT_NEAR(wide.cost.compute_us / stem.cost.compute_us, 2.0, 0.01);
+}
+
 // A tall product (a 1x1 conv's 64 output channels: two tile columns) spreads its rows over
 // every core by a 1-D multicast of in1; a 2-D grid uses at most two columns of cores for it.
 TEST(OpCost, TallMatmulUsesTheWholeGridIn1D) {

@@ -311,6 +311,66 @@ TEST(Layouts, GridsAllOffersEveryGridTheShardsDivide) {
   EXPECT_EQ(candidate_placements(t, d, OpKind::Add, *heights).size(), 3u);
 }
 
+// Height and width sharding use the core count ttnn's sharded ops choose: the most cores whose
+// padding is less than one shard, filled row by row (the grid's last row may be short), so a
+// ResNet 56x56 image (98 tile rows) spreads over 49 Wormhole cores and 512 tile rows over 128
+// of Blackhole's 13x10; fewer cores that divide the tiles follow with `grids all`.
+TEST(Layouts, LinearShardsFillRowsAsTtnnDoes) {
+  auto heights = layouts_from("layout h: * => tile l1 height_sharded\n");
+  auto widths = layouts_from("layout w: * => tile l1 width_sharded grids all\n");
+  Device wh = load_device("wormhole_b0"), bh = load_device("blackhole_p150");
+  TensorType resnet{DType::BF16, Shape{1, 1, 3136, 64}};
+  std::vector<Placement> p = candidate_placements(resnet, wh, OpKind::Add, *heights);
+  ASSERT_EQ(p.size(), 2u);
+  EXPECT_EQ(placement_str(p[1]), "tile L1 height_sharded 7x8 shard 64x64");
+  EXPECT_EQ(shard_count(resnet, p[1]), 49);
+  TensorType vae{DType::BF16, Shape{1, 1, 16384, 512}};
+  p = candidate_placements(vae, bh, OpKind::Add, *heights);
+  ASSERT_EQ(p.size(), 2u);
+  EXPECT_EQ(placement_str(p[1]), "tile L1 height_sharded 10x13 shard 128x512");
+  EXPECT_EQ(shard_count(vae, p[1]), 128);
+  // 18 tile columns on Wormhole: all 18 cores (two rows and two cores), then 9, 6, 3, 2.
+  TensorType wide{DType::BF16, Shape{64, 576}};
+  std::vector<std::string> names;
+  for (const Placement& q : candidate_placements(wide, wh, OpKind::Add, *widths)) {
+    names.push_back(placement_str(q));
+    if (q.memory == MemoryLayout::WidthSharded) {
+      EXPECT_EQ(shard_count(wide, q) * q.shard_shape[1], 576) << placement_str(q);
+    }
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"tile DRAM interleaved",
+                                             "tile L1 width_sharded 3x8 shard 64x32",
+                                             "tile L1 width_sharded 2x8 shard 64x64",
+                                             "tile L1 width_sharded 1x6 shard 64x96",
+                                             "tile L1 width_sharded 1x3 shard 64x192",
+                                             "tile L1 width_sharded 1x2 shard 64x288"}));
+}
+
+// A plan whose values shard over part of a grid row is legal, and its shards cover the value.
+TEST(Layouts, PartRowShardsPlanLegally) {
+  Graph g("rows");
+  NodeId a = g.add_argument("a", {DType::BF16, Shape{3136, 64}});
+  g.add_result(g.add_op(OpKind::Exp, {g.add_op(OpKind::Relu, {a})}));
+  CostOptions options;
+  options.layouts = layouts_from("layout h: * => tile l1 height_sharded\n");
+  CostModel model(load_device("wormhole_b0"), options);
+  Plan p = plan_graph(g, model);
+  bool part_row = false;
+  for (const PlannedValue& v : p.values)
+    part_row |= v.placement.memory == MemoryLayout::HeightSharded &&
+                shard_count(p.graph.node(v.node).type, v.placement) < v.placement.grid.cores();
+  EXPECT_TRUE(part_row);
+  EXPECT_TRUE(check_legality(p, model).legal);
+  // Shards that do not cover the value are not.
+  for (PlannedValue& v : p.values)
+    if (v.placement.memory == MemoryLayout::HeightSharded) v.placement.shard_shape[0] = 32;
+  LegalityResult r = check_legality(p, model);
+  EXPECT_FALSE(r.legal);
+  std::string all;
+  for (const Violation& v : r.violations) all += v.name + " ";
+  EXPECT_THAT(all, HasSubstr("shard_divides@"));
+}
+
 TEST(Layouts, RowMajorVariantsAreForDataMovement) {
   Device d = load_device("wormhole_b0");
   TensorType t{DType::F32, Shape{3, 50, 70}};

@@ -43,15 +43,20 @@ TEST(TtnnLayout, ShardedGivesTheGridAndOneShard) {
   EXPECT_EQ(ttnn_layout_attr(t, sharded(MemoryLayout::HeightSharded, {2, 4}, {32, 128})),
             "#ttnn.ttnn_layout<(d0, d1) -> (d0, d1), <8x1, (d0, d1) -> (d0 floordiv 4, d0 mod "
             "4)>, memref<1x4x!ttcore.tile<32x32, bf16>, #l1>, <height_sharded>>");
+  // Seven shards of 256x128 on a 2x4 grid: the virtual grid counts the shards, not the cores.
+  TensorType tall{DType::BF16, Shape{224, 128}};
+  EXPECT_EQ(ttnn_layout_attr(tall, sharded(MemoryLayout::HeightSharded, {2, 4}, {32, 128})),
+            "#ttnn.ttnn_layout<(d0, d1) -> (d0, d1), <7x1, (d0, d1) -> (d0 floordiv 4, d0 mod "
+            "4)>, memref<1x4x!ttcore.tile<32x32, bf16>, #l1>, <height_sharded>>");
 }
 
 /// x (tile DRAM) and y (host rows) converted and added; the sum converted back to DRAM.
-Plan conversion_plan() {
+Plan conversion_plan(int64_t rows = 64) {
   Plan p;
   p.device = "test";
   Graph& g = p.graph;
   g.set_name("f");
-  TensorType t{DType::BF16, Shape{64, 64}};
+  TensorType t{DType::BF16, Shape{rows, 64}};
   NodeId x = g.add_argument("x", t);
   NodeId y = g.add_argument("y", t);
   NodeId sum = g.add_op(OpKind::Add, {x, y});
@@ -95,6 +100,23 @@ TEST(TtnnEmit, ConversionsAreToMemoryConfigOrToLayout) {
   EXPECT_THAT(text, HasSubstr("%3 = \"ttnn.to_memory_config\"(%2) <{memory_config = "
                               "#ttnn.memory_config<#dram, <interleaved>>}>"));
   EXPECT_THAT(text, HasSubstr("return %3 : tensor<64x64xbf16, #ttnn_layout>\n"));
+}
+
+// A height sharding that leaves its grid's last row short converts to whole rows of cores and
+// part of the next, as ttnn lays such core sets out.
+TEST(TtnnEmit, PartRowShardsNameTheirCoreRanges) {
+  Plan p = conversion_plan();
+  Placement part = sharded(MemoryLayout::HeightSharded, {1, 3}, {32, 64});
+  for (size_t v : {2, 3, 4}) p.values[v].placement = part;
+  // 64 rows: two shards of one tile row on a 1x3 grid.
+  std::string text = emit_ttnn(p);
+  EXPECT_THAT(text, HasSubstr("#ttnn.shard_spec<<[#ttnn.core_range<(0,0), (1,0)>]>, <32x64>"));
+  // 96 rows on a 2x2 grid: a row of two cores and one core of the next.
+  p = conversion_plan(96);
+  part = sharded(MemoryLayout::HeightSharded, {2, 2}, {32, 64});
+  for (size_t v : {2, 3, 4}) p.values[v].placement = part;
+  EXPECT_THAT(emit_ttnn(p), HasSubstr("#ttnn.shard_spec<<[#ttnn.core_range<(0,0), (1,0)>, "
+                                      "#ttnn.core_range<(0,1), (0,1)>]>, <32x64>"));
 }
 
 Plan plan_of(const Graph& g, const std::string& device = "wormhole_b0") {

@@ -60,6 +60,11 @@ struct MatmulConfig {
   /// The packer accumulates partial sums in L1; without it every inner block after the first
   /// reloads the partial output block into DST and packs it again.
   bool packer_l1_acc = true;
+  /// A conv2d's in0 is its input unfolded (im2col): each input tile is in it about this many
+  /// times (the window's positions, its channels padded to whole tiles). ttnn builds the
+  /// unfolded blocks in L1 from the input read once, so the input's DRAM reads are the
+  /// unfolded matrix's bytes divided by this; 1 for a matmul.
+  double in0_unfold = 1;
   /// A blocking chosen elsewhere (Z3, matmul_z3.h) to estimate as it is, on `grid`; unset:
   /// the model picks the blocking itself.
   std::optional<MatmulBlocking> blocking;

@@ -3,8 +3,10 @@
 // The candidates of a value are the physical variants the planner chooses among. Tile DRAM
 // interleaved is always one; the others come from layout rules (rewrites/layout_rule.h), the
 // `layout` lines of the `layout-choice` rule set or of a user's rule file: tile L1
-// interleaved; L1 height sharded over the most cores (whole grid rows, or part of one row)
-// whose count divides the value's tile rows; width sharded likewise over its tile columns;
+// interleaved; L1 height sharded over the most cores ttnn's sharded ops would use (every core
+// holds a shard of whole tile rows, the last one possibly short; the cores are whole grid rows
+// and then part of one), or over fewer cores whose count divides the value's tile rows; width
+// sharded likewise over its tile columns;
 // block sharded over the largest grid whose rows and columns divide its tile rows and
 // columns (with `grids all`, every such grid); row-major interleaved in DRAM or L1 for the
 // data-movement ops. Shards are whole tiles. Arguments arrive from the host row-major in DRAM.
@@ -85,6 +87,11 @@ bool reads_as_stored(OpKind kind, size_t operand);
 /// The placements the planner may give a value of `type` that op `producer` computes.
 std::vector<Placement> candidate_placements(const TensorType& type, const Device& device,
                                             OpKind producer, const LayoutChoice& layouts);
+/// The cores a sharded placement of `type` fills, one shard each (its grid's cores in
+/// row-major order: height and width sharding may leave the last row of the grid short);
+/// 0 when interleaved.
+///   shard_count(bf16({16384, 32}), p);  // 128 for 4-tile shards on a 10x13 grid
+int64_t shard_count(const TensorType& type, const Placement& p);
 /// "tile L1 block_sharded 2x4 shard 32x64", "row_major DRAM interleaved".
 std::string placement_str(const Placement& p);
 std::string_view layout_name(Layout l);

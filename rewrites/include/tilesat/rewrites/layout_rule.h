@@ -5,8 +5,9 @@
 // op), op names and op-set names, each optionally negated with `!` to exclude it. The words
 // are `tile` or `row_major` (row-major variants are interleaved, and only data-movement ops
 // produce them); `dram` or `l1`; `interleaved`, `height_sharded`, `width_sharded` or
-// `block_sharded`. A sharded variant spans the largest grid its shards divide, or with
-// `grids all` every such grid (one variant each). Conditions: `tile-aligned` (the last two
+// `block_sharded`. A sharded variant spans the largest grid its shards fit (cost/placement.h:
+// for height and width sharding the core count ttnn would use), or with `grids all` every
+// such grid (one variant each). Conditions: `tile-aligned` (the last two
 // dims are whole tiles), `min-cores(N)` and `max-cores(N)` (a sharded variant's core count). The
 // cost model (cost/) reads these rules to enumerate each value's candidate placements; tile DRAM
 // interleaved is always a candidate, so a file without layout rules plans every value there.

@@ -35,7 +35,8 @@ std::vector<std::pair<int64_t, int64_t>> split(int64_t n, int64_t parts) {
 }
 
 // The linear run [s, e) of tiles ordered (batch, major, minor) as blocks; `column` swaps the
-// roles of rows and columns.
+// roles of rows and columns. Whole batches in a row are one block (a 4-D conv weight is
+// O*I batches of one tile each).
 void run_to_blocks(const TileSpace& sp, int64_t s, int64_t e, bool column,
                    std::vector<TileBlock>& out) {
   int64_t major = column ? sp.cols : sp.rows, minor = column ? sp.rows : sp.cols;
@@ -47,6 +48,12 @@ void run_to_blocks(const TileSpace& sp, int64_t s, int64_t e, bool column,
   };
   while (s < e) {
     int64_t b = s / per_batch, in = s % per_batch;
+    if (in == 0 && e - s >= per_batch) { // whole batches: one block
+      int64_t whole = (e - s) / per_batch;
+      out.push_back(TileBlock{b, b + whole, 0, sp.rows, 0, sp.cols});
+      s += whole * per_batch;
+      continue;
+    }
     int64_t batch_end = std::min(e, (b + 1) * per_batch) - b * per_batch;
     int64_t m = in / minor, n = in % minor;
     if (n != 0) { // finish the partial line

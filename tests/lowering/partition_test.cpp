@@ -59,6 +59,27 @@ TEST(Partition, BlockGivesRectanglesAndSplitsAtBatches) {
   EXPECT_EQ(parts[2].blocks, (std::vector<TileBlock>{{0, 1, 2, 3, 0, 2}, {1, 2, 0, 1, 0, 2}}));
 }
 
+// A run over whole batches is one block, whatever their number: a 512x512x3x3 conv weight
+// (262144 batches of one tile) gives each core a block or three, not a block per batch.
+TEST(Partition, WholeBatchesAreOneBlock) {
+  TileSpace w{512 * 512, 1, 1};
+  for (Partition how : {Partition::RowMajor, Partition::ColumnMajor}) {
+    std::vector<CoreShare> parts = partition_tiles(w, 8, 8, how);
+    ASSERT_EQ(parts.size(), 64u);
+    EXPECT_NO_THROW(check_partition(w, parts));
+    for (const CoreShare& c : parts) {
+      ASSERT_EQ(c.blocks.size(), 1u);
+      EXPECT_EQ(c.blocks[0].tiles(), 4096);
+    }
+  }
+  // 3 batches of 2x2 tiles on 2 cores: 6 tiles each; the first core's whole batch is one
+  // block, then half of the second batch.
+  std::vector<CoreShare> parts = partition_tiles({3, 2, 2}, 1, 2, Partition::RowMajor);
+  ASSERT_EQ(parts.size(), 2u);
+  EXPECT_EQ(parts[0].blocks, (std::vector<TileBlock>{{0, 1, 0, 2, 0, 2}, {1, 2, 0, 1, 0, 2}}));
+  EXPECT_EQ(parts[1].blocks, (std::vector<TileBlock>{{1, 2, 1, 2, 0, 2}, {2, 3, 0, 2, 0, 2}}));
+}
+
 TEST(Partition, FewerTilesThanCoresLeavesCoresIdle) {
   std::vector<CoreShare> parts = partition_tiles({1, 1, 3}, 8, 8, Partition::RowMajor);
   EXPECT_EQ(parts.size(), 3u);

@@ -17,8 +17,9 @@
 // attrs: `fidelity=LoFi|HiFi2|HiFi3|HiFi4` for any op (default HiFi4); for conv2d and the pools
 // `kernel=KHxKW` and optional `stride=SHxSW`, `padding=PHxPW` (each side); for conv2d
 // `out_channels=N`, optional `groups=G`, `weights=DTYPE` (the weight and bias dtype, default
-// the row's dtype) and `bias=0` (ttnn's benchmarks pass a bias: the default); `out=DTYPE` (the
-// result's dtype, default the row's dtype).
+// the row's dtype) and `bias=0` (ttnn's benchmarks pass a bias: the default); for the pools
+// `count_include_pad=0` (padding counted by default, as the pool benchmark runs them);
+// `out=DTYPE` (the result's dtype, default the row's dtype).
 //
 // Prints every row's prediction, error and bound (the largest of the model's compute, DRAM, NoC
 // and L1 times; "launch" when the launch outweighs them all), then
@@ -114,7 +115,7 @@ std::map<std::string, std::string> attr_map(const bench::MeasuredCsv& csv) {
 // Reads the row's attrs the op understands, removing each from `a`; what is left is an error.
 class RowAttrs {
 public:
-  RowAttrs(const bench::MeasuredCsv& csv) : csv_(csv), a_(attr_map(csv)) {}
+  explicit RowAttrs(const bench::MeasuredCsv& csv) : csv_(csv), a_(attr_map(csv)) {}
   std::optional<std::string> take(const std::string& key) {
     auto it = a_.find(key);
     if (it == a_.end()) return std::nullopt;

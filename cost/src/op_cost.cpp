@@ -497,9 +497,12 @@ OpEstimate CostModel::eltwise(OpKind kind, const Attrs& /*attrs*/,
   double dram = 0, noc = 0, l1 = 0;
   double in_bytes_per_tile = 0;
   bool sharded = false;
+  // A concat reads each output tile from one of its operands; other ops read one of each.
+  const bool one_stream = kind == OpKind::Concat;
   for (const TensorUse& in : inputs) {
     read_us(in, static_cast<uint32_t>(cores), &dram, &noc, &l1);
-    in_bytes_per_tile += static_cast<double>(tile_bytes(in.type.dtype));
+    double bytes = static_cast<double>(tile_bytes(in.type.dtype));
+    in_bytes_per_tile = one_stream ? std::max(in_bytes_per_tile, bytes) : in_bytes_per_tile + bytes;
     sharded |= in.placement.memory != MemoryLayout::Interleaved;
   }
   read_us(output, static_cast<uint32_t>(cores), &dram, &noc, &l1);
@@ -528,11 +531,21 @@ OpEstimate CostModel::eltwise(OpKind kind, const Attrs& /*attrs*/,
   e.cores = static_cast<uint32_t>(cores);
   e.grid = sp.busy;
   // Two-tile double-buffered circular buffers per operand and for the result, plus the
-  // L1-resident tensors themselves.
-  e.circular_buffers = static_cast<int64_t>(inputs.size()) + 1;
-  int64_t bytes = 0;
-  for (const TensorUse& in : inputs)
-    bytes += 2 * tile_bytes(in.type.dtype) + l1_bytes_per_core(in.type, in.placement);
+  // L1-resident tensors themselves. A concat's reader walks its interleaved operands one after
+  // another through one buffer (ttnn's concat reader), so any number of them share it; a
+  // sharded operand is a buffer of its own.
+  e.circular_buffers = 1;
+  int64_t bytes = 0, stream_tile = 0;
+  for (const TensorUse& in : inputs) {
+    bool own = !one_stream || in.placement.memory != MemoryLayout::Interleaved;
+    e.circular_buffers += own ? 1 : 0;
+    bytes += (own ? 2 * tile_bytes(in.type.dtype) : 0) + l1_bytes_per_core(in.type, in.placement);
+    if (!own) stream_tile = std::max(stream_tile, tile_bytes(in.type.dtype));
+  }
+  if (stream_tile > 0) {
+    e.circular_buffers += 1;
+    bytes += 2 * stream_tile;
+  }
   bytes += 2 * tile_bytes(output.type.dtype) + l1_bytes_per_core(output.type, output.placement);
   e.l1_bytes_per_core = bytes;
   return e;

@@ -18,6 +18,8 @@ namespace tilesat::cost {
 namespace {
 
 constexpr size_t kForever = std::numeric_limits<size_t>::max();
+// How far back (in ops) the planner re-plans to put an evicted L1 value in DRAM from the start.
+constexpr size_t kMaxReplan = 512;
 
 std::string suffix_of(const Placement& p) {
   if (p.layout == Layout::RowMajor) return "row_major";
@@ -30,13 +32,17 @@ public:
 
   // Places every op in order. When an op fits nowhere, the largest L1 value alive there is
   // moved to DRAM and planning resumes where that value was made: the plan before that point
-  // does not depend on it, so the result is the plan a restart from scratch would give.
+  // does not depend on it, so the result is the plan a restart from scratch would give. A
+  // value made more than kMaxReplan positions back is spilled instead (copied to DRAM here,
+  // its L1 freed), so that long-lived values (an unrolled recurrence's per-step outputs, all
+  // read by one final concat) do not make planning quadratic in the graph's size.
   Plan run() {
     plan_.device = dev_.name;
     plan_.traced = model_.options().trace;
     plan_.graph = g_;
     std::vector<NodeId> order = g_.topological_order();
-    std::vector<size_t> position(g_.num_nodes(), kForever);
+    position_.assign(g_.num_nodes(), kForever);
+    std::vector<size_t>& position = position_;
     for (size_t i = 0; i < order.size(); ++i) position[order[i]] = i;
     // Last use of each node's value, as a position in `order` (results live to the end).
     last_use_.assign(g_.num_nodes(), 0);
@@ -66,8 +72,20 @@ public:
       // Resume where the value's node was placed (forcing it to DRAM changes that choice) or
       // where this copy of it was made, whichever is first.
       NodeId demoted = plan_.values[*victim].node;
-      forced_dram_.insert(demoted);
       size_t from = std::min(value_made_at_[*victim], position[demoted]);
+      if (t - from > kMaxReplan) {
+        // Spill this value and, while L1 is still short, the next largest far-back ones.
+        int64_t freed = 0;
+        for (std::optional<uint32_t> v = victim; v && freed < deficit_; v = far_victim(t)) {
+          spill(*v, t);
+          freed += value_l1_bytes_[*v];
+        }
+        if (freed == 0) spill(*victim, t);
+        t -= 1; // place op n again
+        continue;
+      }
+      forced_dram_.insert(demoted);
+      unspill(from);
       for (size_t p = from; p <= t; ++p)
         if (g_.node(order[p]).kind != OpKind::Argument) value_of_[order[p]] = kNone;
       rollback(values_at_[from], ops_at_[from]);
@@ -95,6 +113,50 @@ private:
     const auto v = static_cast<uint32_t>(plan_.values.size() - 1);
     if (value_l1_bytes_[v] > 0) l1_values_.push_back(v);
     return v;
+  }
+
+  // The largest L1 value alive at t that was made more than kMaxReplan positions back.
+  std::optional<uint32_t> far_victim(size_t t) const {
+    std::optional<uint32_t> victim;
+    int64_t victim_bytes = 0;
+    for (uint32_t v : l1_values_) {
+      NodeId node = plan_.values[v].node;
+      size_t made = std::min(value_made_at_[v], position_[node]);
+      if (value_last_use_[v] < t || t - made <= kMaxReplan || forced_dram_.count(node)) continue;
+      if (value_l1_bytes_[v] > victim_bytes) {
+        victim = v;
+        victim_bytes = value_l1_bytes_[v];
+      }
+    }
+    return victim;
+  }
+
+  // Copies L1 value `v` to DRAM at position t and frees its L1 there: later users of its node
+  // read the copy, and no conversion reuses `v`.
+  void spill(uint32_t v, size_t t) {
+    Spill s{t, v, plan_.values[v].node, value_of_[plan_.values[v].node], value_last_use_[v], {}};
+    for (auto it = conversions_.begin(); it != conversions_.end();)
+      if (it->second == v) {
+        s.cached.push_back(*it);
+        it = conversions_.erase(it);
+      } else {
+        ++it;
+      }
+    uint32_t copy = convert(v, dram_tile_placement(), t);
+    if (value_of_[s.node] == v) value_of_[s.node] = copy;
+    value_last_use_[v] = t - 1; // dead once copied
+    spills_.push_back(std::move(s));
+  }
+
+  // Undoes the spills made at position `from` or later (planning resumes there).
+  void unspill(size_t from) {
+    while (!spills_.empty() && spills_.back().at >= from) {
+      Spill& s = spills_.back();
+      value_of_[s.node] = s.value_of;
+      value_last_use_[s.value] = s.last_use;
+      for (auto& kv : s.cached) conversions_.insert(kv);
+      spills_.pop_back();
+    }
   }
 
   // Forgets the values and ops made after the first `values` and `ops`.
@@ -339,6 +401,8 @@ private:
           victim_bytes = b;
         }
       }
+      // What the cheapest placement lacks, for a caller that frees L1 for it.
+      deficit_ = others + least_bytes - dev_.usable_l1_bytes();
       if (victim) return victim;
       throw Error(node.loc,
                   fmt::format("op {} ({}) needs at least {} bytes of L1 per core (circular "
@@ -420,6 +484,18 @@ private:
   std::vector<size_t> value_last_use_;
   std::vector<uint32_t> value_of_;
   std::map<std::pair<uint32_t, std::string>, uint32_t> conversions_;
+  // An L1 value copied to DRAM to free L1 (see run()), with what undoing it restores.
+  struct Spill {
+    size_t at;         // the position of the copy
+    uint32_t value;    // the L1 value copied
+    NodeId node;       // its node
+    uint32_t value_of; // value_of_[node] before the copy
+    size_t last_use;   // value_last_use_[value] before the copy
+    std::vector<std::pair<std::pair<uint32_t, std::string>, uint32_t>> cached; // conversions to it
+  };
+  std::vector<Spill> spills_;
+  std::vector<size_t> position_; // each node's position in the planning order
+  int64_t deficit_ = 0;          // L1 bytes per core the last op that fit nowhere lacked
 };
 
 } // namespace

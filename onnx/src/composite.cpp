@@ -259,8 +259,8 @@ void convert_math(NodeContext& c) {
     y = b.multiply(b.log(b.divide(b.add(k(1), x), b.subtract(k(1), x))), k(0.5));
   } else if (type == "Sign") {
     y = b.subtract(b.greater(x, k(0)), b.less(x, k(0)));
-  } else if (type == "ThresholdedRelu") {
-    y = b.where(b.greater(x, k(c.attr_float("alpha", 1.0))), x, k(0));
+  } else if (type == "ThresholdedRelu" || type == "Softplus" || type == "Softsign") {
+    y = apply_activation(b, Activation{type, c.attr_float("alpha", 1.0), 0}, x);
   } else if (type == "Shrink") {
     double bias = c.attr_float("bias", 0.0), lambd = c.attr_float("lambd", 0.5);
     y = b.where(b.less(x, k(-lambd)), b.add(x, k(bias)),
@@ -272,10 +272,6 @@ void convert_math(NodeContext& c) {
     Value e = type == "Celu" ? b.exp(b.divide(x, k(alpha))) : b.exp(x);
     y = b.where(b.greater(x, k(0)), x, b.multiply(k(alpha), b.subtract(e, k(1))));
     if (type == "Selu") y = b.multiply(y, k(c.attr_float("gamma", 1.05070102214813232421875)));
-  } else if (type == "Softplus") {
-    y = b.log(b.add(b.exp(x), k(1)));
-  } else if (type == "Softsign") {
-    y = b.divide(x, b.add(b.abs(x), k(1)));
   } else if (type == "GlobalMaxPool") {
     int64_t rank = b.type(x).shape.rank();
     if (rank < 3)

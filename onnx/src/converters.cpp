@@ -136,6 +136,10 @@ constexpr std::pair<std::string_view, Converter> kConverters[] = {
     {"MaxPool", convert_pool},
     {"AveragePool", convert_pool},
     {"LayerNormalization", convert_layer_norm},
+    // Recurrences, unrolled over the sequence.
+    {"LSTM", convert_lstm},
+    {"GRU", convert_gru},
+    {"RNN", convert_rnn},
 };
 
 } // namespace

@@ -6,6 +6,9 @@
 #include "importer.h"
 
 #include <onnx/onnx_pb.h>
+#include <optional>
+#include <span>
+#include <string>
 
 namespace tilesat::onnx {
 
@@ -47,6 +50,26 @@ std::pair<Value, int64_t> softmax_operand(NodeContext& c);
 Value shaped_as_input(NodeContext& c, Value y);
 /// log(softmax(x)) over `axis` as x - max - log(sum(exp(x - max))), which does not overflow.
 Value log_softmax(Builder& b, Value x, int64_t axis);
+// recurrent.cpp
+void convert_lstm(NodeContext& c);
+void convert_gru(NodeContext& c);
+void convert_rnn(NodeContext& c);
+/// An activation function by the name ONNX's recurrent ops give it, with its parameters.
+///
+///   Activation a = *activation_named("HardSigmoid", {}, {});   // alpha 0.2, beta 0.5
+///   Value y = apply_activation(b, a, x);
+struct Activation {
+  std::string name; // as the ONNX spec spells it ("Sigmoid", "LeakyRelu", ...)
+  double alpha = 0, beta = 0;
+};
+/// The activation `name` (any letter case): Relu, Tanh, Sigmoid, Affine, LeakyRelu,
+/// ThresholdedRelu, ScaledTanh, HardSigmoid, Elu, Softsign, Softplus. Those with an alpha (or
+/// beta) take the front of `alphas` (`betas`), which is then dropped, else the spec's default;
+/// nullopt for any other name.
+std::optional<Activation> activation_named(std::string_view name, std::span<const float>& alphas,
+                                           std::span<const float>& betas);
+/// `a` applied to x with the graph's ops.
+Value apply_activation(Builder& b, const Activation& a, Value x);
 // conv.cpp
 void convert_conv(NodeContext& c);
 void convert_batch_norm(NodeContext& c);
@@ -90,6 +113,8 @@ void convert_resize(NodeContext& c);
 void convert_layer_norm(NodeContext& c);
 // padding_masks.cpp
 void convert_pad(NodeContext& c);
+/// min(max(alpha * x + beta, 0), 1).
+Value hard_sigmoid(Builder& b, Value x, double alpha, double beta);
 void convert_trilu(NodeContext& c);
 void convert_hard_sigmoid(NodeContext& c);
 void convert_mod(NodeContext& c);

@@ -24,18 +24,17 @@ int64_t source_index(int64_t i, int64_t n, const std::string& mode) {
   return j < n ? j : period - j;
 }
 
-// x * hard_sigmoid(x) pieces: min(max(alpha * x + beta, 0), 1).
-Value hard_sigmoid(Builder& b, Value x, double alpha, double beta) {
-  DType d = b.type(x).dtype;
-  Value y = b.add(b.multiply(x, b.scalar(alpha, d)), b.scalar(beta, d));
-  return b.minimum(b.relu(y), b.scalar(1.0, d));
-}
-
 double hard_sigmoid(double x, double alpha, double beta) {
   return std::min(std::max(alpha * x + beta, 0.0), 1.0);
 }
 
 } // namespace
+
+Value hard_sigmoid(Builder& b, Value x, double alpha, double beta) {
+  DType d = b.type(x).dtype;
+  Value y = b.add(b.multiply(x, b.scalar(alpha, d)), b.scalar(beta, d));
+  return b.minimum(b.relu(y), b.scalar(1.0, d));
+}
 
 void convert_pad(NodeContext& c) {
   std::string mode = c.attr_string("mode", "constant");

@@ -428,7 +428,7 @@ struct Checker {
       dims_map(tensor_shape(in[0]), o, longs(op.params_as_Broadcast()->dims()), pw + ".dims");
       return 1;
     case fb::OpParams::Concat: {
-      arity(1, 64);
+      arity(1, kMaxConcatInputs);
       int64_t dim = op.params_as_Concat()->dim();
       require(dim >= 0 && static_cast<size_t>(dim) < o.size(), pw + ".dim",
               "expected a dim of the result");

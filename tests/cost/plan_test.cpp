@@ -198,6 +198,33 @@ TEST(Plan, OpTooBigForOneBlockStreamsItsOutput) {
   EXPECT_TRUE(check_legality(p, model).legal);
 }
 
+TEST(Plan, LongLivedValuesAreSpilledWhereReplanningWouldReachFarBack) {
+  // 720 steps whose every result is read again by one final concat (an unrolled recurrence's
+  // outputs): L1 fills after about 680 of them. The values evicted then were made more than
+  // kMaxReplan ops back, so they are copied to DRAM where L1 runs out instead of re-planning
+  // from where they were made; the plan stays legal and has one op per step plus the copies.
+  Graph g("main");
+  NodeId h = g.add_argument("x", {DType::BF16, Shape{32, 2048}});
+  std::vector<NodeId> steps;
+  for (int i = 0; i < 720; ++i) steps.push_back(h = g.add_op(OpKind::Relu, {h}));
+  Attrs dim;
+  dim.set("dim", int64_t{0});
+  g.add_result(g.add_op(OpKind::Concat, steps, dim));
+  CostModel model(load_device("wormhole_b0"));
+  Plan p = plan_graph(g, model);
+  size_t spills = 0, relus = 0;
+  for (const PlannedOp& op : p.ops) {
+    relus += op.kind == "relu";
+    spills += op.kind == "to_layout" &&
+              p.values[op.operands[0]].placement.buffer == BufferType::L1 &&
+              p.values[op.result].placement.buffer == BufferType::DRAM;
+  }
+  EXPECT_EQ(relus, 720u);
+  EXPECT_GT(spills, 0u);
+  EXPECT_LT(p.ops.size(), 1500u);
+  EXPECT_TRUE(check_legality(p, model).legal);
+}
+
 TEST(Plan, LargeMatmulsPlanOnEveryDevice) {
   // Shapes an n150 ran (../shared/data/tt/gemm_flops_n150.csv) whose per-core block is
   // larger than L1 on an 8x8 grid.

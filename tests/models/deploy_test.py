@@ -5,7 +5,8 @@ usage: deploy_test.py TILESAT WORK_DIR [DEPLOY_API]
 
 For each model (an MLP, a small CNN with convolution, batch normalization and pooling, a small
 transformer encoder layer, a decoder with a transposed convolution, nearest and bilinear
-resizes and log-softmax), exports it from torch with its weights (ONNX initializers), then
+resizes and log-softmax, a bidirectional two-layer LSTM and a GRU, each with a linear head),
+exports it from torch with its weights (ONNX initializers), then
   tilesat opt M.onnx --device wormhole_b0 -o M.tsprog      (weights stored in the program)
   tilesat run M.tsprog --input NAME=X.npy --output-dir OUT  (only the model's real input)
 and compares OUT/<output name>.npy with torch's output: normwise relative error at most 1e-5
@@ -58,6 +59,19 @@ class Decoder(nn.Module):
         return torch.log_softmax(y, dim=1)
 
 
+class Recurrent(nn.Module):
+    """A recurrence's full output sequence (ONNX LSTM / GRU, unrolled by the importer) and a
+    linear head over it."""
+
+    def __init__(self, cell, **kw):
+        super().__init__()
+        self.rnn = cell(**kw)
+        self.head = nn.Linear(kw["hidden_size"] * (2 if kw.get("bidirectional") else 1), 5)
+
+    def forward(self, x):
+        return self.head(self.rnn(x)[0])
+
+
 def models():
     torch.manual_seed(0)
     cnn = SmallCnn()
@@ -70,6 +84,9 @@ def models():
         "cnn": (cnn, [2, 3, 16, 16]),
         "encoder": (encoder, [2, 32, 64]),
         "decoder": (Decoder(), [1, 8, 8, 8]),
+        "lstm": (Recurrent(nn.LSTM, input_size=16, hidden_size=24, num_layers=2,
+                           bidirectional=True, batch_first=True), [2, 12, 16]),
+        "gru": (Recurrent(nn.GRU, input_size=16, hidden_size=24), [10, 2, 16]),
     }
 
 

@@ -3,6 +3,8 @@
 // logical index.
 #include "kernel.h"
 
+#include <algorithm>
+
 namespace tilesat::runtime::detail {
 
 void run_reshape(OpContext& ctx) {
@@ -71,8 +73,8 @@ void run_concat(OpContext& ctx) {
   ctx.for_each_tile([&](int64_t b, int64_t tr, int64_t tc, float* tile) {
     fill_elements(v, b, tr, tc, tile, [&](int64_t f) {
       int64_t in_row = f % inner, idx = (f / inner) % extent, outer = f / inner / extent;
-      size_t which = starts.size() - 1;
-      while (starts[which] > idx) --which;
+      auto which = static_cast<size_t>(std::upper_bound(starts.begin(), starts.end(), idx) -
+                                       starts.begin() - 1);
       int64_t own = ctx.inputs[which].shape[dim];
       int64_t off = (outer * own + (idx - starts[which])) * inner + in_row;
       return ins[which][static_cast<size_t>(off)];

@@ -61,5 +61,7 @@ inline constexpr uint64_t kMaxHostL1Bytes = 4ull << 30;   // L1 of all cores tog
 inline constexpr uint32_t kMaxMeshChips = 64;
 inline constexpr int64_t kMaxElements = int64_t{1} << 31;
 inline constexpr size_t kMaxRank = 8;
+/// Operands of one concat (an unrolled recurrence joins one per time step).
+inline constexpr size_t kMaxConcatInputs = 65536;
 
 } // namespace tilesat::runtime

@@ -77,6 +77,7 @@ constexpr std::pair<std::string_view, Converter> kConverters[] = {
     // Matrix products.
     {"MatMul", convert_matmul},
     {"Gemm", convert_gemm},
+    {"Einsum", convert_einsum},
     // Shapes and constants.
     {"Constant", convert_constant},
     {"ConstantOfShape", convert_constant_of_shape},

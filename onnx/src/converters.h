@@ -20,6 +20,8 @@ void convert_identity(NodeContext& c);
 // matmul.cpp
 void convert_matmul(NodeContext& c);
 void convert_gemm(NodeContext& c);
+// einsum.cpp
+void convert_einsum(NodeContext& c);
 // shape.cpp
 void convert_constant(NodeContext& c);
 void convert_constant_of_shape(NodeContext& c);

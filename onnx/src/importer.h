@@ -97,7 +97,7 @@ using Converter = void (*)(NodeContext&);
 /// The converter for `op_type` of the default domain, or nullptr when unsupported.
 Converter find_converter(std::string_view op_type);
 /// Throws one tilesat::Error listing every op type of `graph` without a converter, with its
-/// count: "name: error: unsupported ONNX ops: Einsum (1), Where (2)".
+/// count: "name: error: unsupported ONNX ops: Det (2), Round (1)".
 void check_supported(const ::onnx::GraphProto& graph, const std::string& name);
 
 class Importer {

@@ -22,11 +22,11 @@ struct ActivationSpec {
 };
 
 constexpr ActivationSpec kActivations[] = {
-    {"Relu", false, false, 0, 0},          {"Tanh", false, false, 0, 0},
-    {"Sigmoid", false, false, 0, 0},       {"Affine", true, true, 1, 0},
-    {"LeakyRelu", true, false, 0.01, 0},   {"ThresholdedRelu", true, false, 1, 0},
-    {"ScaledTanh", true, true, 1, 1},      {"HardSigmoid", true, true, 0.2, 0.5},
-    {"Elu", true, false, 1, 0},            {"Softsign", false, false, 0, 0},
+    {"Relu", false, false, 0, 0},        {"Tanh", false, false, 0, 0},
+    {"Sigmoid", false, false, 0, 0},     {"Affine", true, true, 1, 0},
+    {"LeakyRelu", true, false, 0.01, 0}, {"ThresholdedRelu", true, false, 1, 0},
+    {"ScaledTanh", true, true, 1, 1},    {"HardSigmoid", true, true, 0.2, 0.5},
+    {"Elu", true, false, 1, 0},          {"Softsign", false, false, 0, 0},
     {"Softplus", false, false, 0, 0},
 };
 
@@ -87,8 +87,8 @@ Recurrence read_recurrence(NodeContext& c, Cell cell) {
   expect(1, "W", {d, gates * h, r.input_size});
   expect(2, "R", {d, gates * h, h});
   expect(3, "B", {d, 2 * gates * h});
-  std::vector<int64_t> state = r.batch_first ? std::vector<int64_t>{b, d, h}
-                                             : std::vector<int64_t>{d, b, h};
+  std::vector<int64_t> state =
+      r.batch_first ? std::vector<int64_t>{b, d, h} : std::vector<int64_t>{d, b, h};
   expect(5, "initial_h", state);
   if (cell == Cell::Lstm) {
     expect(6, "initial_c", state);
@@ -120,13 +120,16 @@ Recurrence read_recurrence(NodeContext& c, Cell cell) {
   std::vector<std::string> names;
   if (const auto* a = c.attr("activations")) names.assign(a->strings().begin(), a->strings().end());
   if (names.empty())
-    for (int64_t dir = 0; dir < d; ++dir) names.insert(names.end(), defaults.begin(), defaults.end());
+    for (int64_t dir = 0; dir < d; ++dir)
+      names.insert(names.end(), defaults.begin(), defaults.end());
   if (names.size() != defaults.size() * static_cast<size_t>(d))
     c.fail(fmt::format("expected {} 'activations' ({} per direction), got {}",
                        defaults.size() * static_cast<size_t>(d), defaults.size(), names.size()));
   std::vector<float> alphas, betas;
-  if (const auto* a = c.attr("activation_alpha")) alphas.assign(a->floats().begin(), a->floats().end());
-  if (const auto* a = c.attr("activation_beta")) betas.assign(a->floats().begin(), a->floats().end());
+  if (const auto* a = c.attr("activation_alpha"))
+    alphas.assign(a->floats().begin(), a->floats().end());
+  if (const auto* a = c.attr("activation_beta"))
+    betas.assign(a->floats().begin(), a->floats().end());
   std::span<const float> alpha_rest(alphas), beta_rest(betas);
   for (const std::string& name : names) {
     std::optional<Activation> a = activation_named(name, alpha_rest, beta_rest);
@@ -266,8 +269,9 @@ private:
                   ? wt.r
                   : b_.slice(wt.r, {from, 0}, {to, r_.hidden});
     Value out = b_.matmul(h, r, MatmulOptions{.transpose_b = true});
-    if (wt.rb) out = b_.add(out, from == 0 && to == b_.type(*wt.rb).shape[0] ? *wt.rb
-                                                                             : range(*wt.rb, from, to));
+    if (wt.rb)
+      out = b_.add(out,
+                   from == 0 && to == b_.type(*wt.rb).shape[0] ? *wt.rb : range(*wt.rb, from, to));
     return out;
   }
 
@@ -283,10 +287,9 @@ private:
       Value zr = b_.add(cols(xt, 0, 2), recurrent(wt, h, 0, 2 * hid));
       Value z = act(dir, 0, cols(zr, 0));
       Value reset = act(dir, 0, cols(zr, 1));
-      Value candidate_in =
-          c_.attr_int("linear_before_reset", 0) != 0
-              ? b_.multiply(reset, recurrent(wt, h, 2 * hid, 3 * hid))
-              : recurrent(wt, b_.multiply(reset, h), 2 * hid, 3 * hid);
+      Value candidate_in = c_.attr_int("linear_before_reset", 0) != 0
+                               ? b_.multiply(reset, recurrent(wt, h, 2 * hid, 3 * hid))
+                               : recurrent(wt, b_.multiply(reset, h), 2 * hid, 3 * hid);
       Value candidate = act(dir, 1, b_.add(cols(xt, 2), candidate_in));
       // (1 - z) * candidate + z * h
       Value one = b_.scalar(1, dtype_);

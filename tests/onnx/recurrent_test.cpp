@@ -107,7 +107,8 @@ TEST(Gru, LinearBeforeResetMovesTheResetGate) {
     m.output("y_h");
     Tensor x = T({1, 1, 1}, {2});
     float z = sigmoid(2 * 0.5f + 0.1f), r = sigmoid(2 * -0.25f + 0.2f);
-    float cand = lbr ? std::tanh(2 * 1.0f + r * (0.3f + 0.4f)) : std::tanh(2 * 1.0f + r * 0.3f + 0.4f);
+    float cand =
+        lbr ? std::tanh(2 * 1.0f + r * (0.3f + 0.4f)) : std::tanh(2 * 1.0f + r * 0.3f + 0.4f);
     float h = (1 - z) * cand + z * 1;
     EXPECT_THAT(run(import(m), {{"x", x}}).data(),
                 Pointwise(FloatNear(1e-6), std::vector<float>{h}))
@@ -125,17 +126,13 @@ TEST(Recurrent, BadAttributesAndInputsAreNamed) {
                 OnnxModel::attr_s(m.graph().mutable_node(0), "direction", "sideways");
               }),
               HasSubstr("'direction'"));
-  EXPECT_THAT(with([](OnnxModel& m) {
-                m.graph().mutable_node(0)->mutable_attribute(0)->set_i(4);
-              }),
+  EXPECT_THAT(with([](OnnxModel& m) { m.graph().mutable_node(0)->mutable_attribute(0)->set_i(4); }),
               HasSubstr("'hidden_size' 4 does not match R's last dim 1"));
   EXPECT_THAT(with([](OnnxModel& m) {
                 m.graph().mutable_node(0)->mutable_attribute(2)->set_strings(0, "Cube");
               }),
               HasSubstr("unsupported activation \"Cube\""));
-  EXPECT_THAT(with([](OnnxModel& m) {
-                m.graph().mutable_initializer(2)->set_int32_data(1, 4);
-              }),
+  EXPECT_THAT(with([](OnnxModel& m) { m.graph().mutable_initializer(2)->set_int32_data(1, 4); }),
               HasSubstr("'sequence_lens' entry in [1, 3], got 4"));
   // Lengths only known when the model runs cannot be unrolled.
   OnnxModel runtime;

@@ -28,13 +28,19 @@ std::optional<std::vector<int64_t>> parse_dims(const std::string& shape) {
   size_t at = 0;
   while (at <= shape.size()) {
     size_t end = std::min(shape.find('x', at), shape.size());
-    int64_t v = 0;
-    auto [p, ec] = std::from_chars(shape.data() + at, shape.data() + end, v);
-    if (ec != std::errc() || p != shape.data() + end || v <= 0) return std::nullopt;
-    dims.push_back(v);
+    std::optional<int64_t> v = parse_positive(std::string_view(shape).substr(at, end - at));
+    if (!v) return std::nullopt;
+    dims.push_back(*v);
     at = end + 1;
   }
   return dims;
+}
+
+std::optional<int64_t> parse_positive(std::string_view text) {
+  int64_t v = 0;
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (ec != std::errc() || p != text.data() + text.size() || v <= 0) return std::nullopt;
+  return v;
 }
 
 } // namespace tilesat::bench

@@ -3,7 +3,6 @@
 
 #include "csv_fields.h"
 
-#include <charconv>
 #include <fmt/format.h>
 
 namespace tilesat::bench {
@@ -47,12 +46,9 @@ Error MeasuredCsv::at_row(const std::string& message) const {
 }
 
 int64_t MeasuredCsv::positive_int(const std::string& column) const {
-  const std::string& s = get(column);
-  int64_t v = 0;
-  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-  if (ec != std::errc() || p != s.data() + s.size() || v <= 0)
-    throw bad(column, "expected a positive integer");
-  return v;
+  std::optional<int64_t> v = parse_positive(get(column));
+  if (!v) throw bad(column, "expected a positive integer");
+  return *v;
 }
 
 double MeasuredCsv::measured_us() const {

@@ -17,9 +17,9 @@
 // attrs: `fidelity=LoFi|HiFi2|HiFi3|HiFi4` for any op (default HiFi4); for conv2d and the pools
 // `kernel=KHxKW` and optional `stride=SHxSW`, `padding=PHxPW` (each side); for conv2d
 // `out_channels=N`, optional `groups=G`, `weights=DTYPE` (the weight and bias dtype, default
-// the row's dtype) and `bias=0` (ttnn's benchmarks pass a bias: the default); for the pools
-// `count_include_pad=0` (padding counted by default, as the pool benchmark runs them);
-// `out=DTYPE` (the result's dtype, default the row's dtype).
+// the row's dtype) and `bias=0` (ttnn's benchmarks pass a bias: the default); for avg_pool2d
+// `count_include_pad=0` (padding counted by default, as the pool benchmark runs them); for any
+// op `out=DTYPE` (the result's dtype, default the row's dtype).
 //
 // Prints every row's prediction, error and bound (the largest of the model's compute, DRAM, NoC
 // and L1 times; "launch" when the launch outweighs them all), then
@@ -140,11 +140,10 @@ public:
       if (fallback) return *fallback;
       throw csv_.bad("attrs", fmt::format("expected {}=N", key));
     }
-    int64_t x = 0;
-    auto [p, ec] = std::from_chars(v->data(), v->data() + v->size(), x);
-    if (ec != std::errc() || p != v->data() + v->size() || x <= 0)
+    std::optional<int64_t> x = bench::parse_positive(*v);
+    if (!x)
       throw csv_.bad("attrs", fmt::format("{}: expected a positive integer, got '{}'", key, *v));
-    return x;
+    return *x;
   }
   DType dtype(const std::string& key, DType fallback) {
     std::optional<std::string> v = take(key);
@@ -243,7 +242,8 @@ void read_windowed(const bench::MeasuredCsv& csv, Row& r, const std::vector<int6
     } else {
       Pool2dOptions o{.stride = stride, .padding = padding};
       o.flat = flat;
-      o.count_include_pad = a.take("count_include_pad").value_or("1") != "0";
+      if (r.kind_of_op == OpKind::AvgPool2d)
+        o.count_include_pad = a.take("count_include_pad").value_or("1") != "0";
       y = r.kind_of_op == OpKind::MaxPool2d ? b.max_pool2d(x, kernel, o)
                                             : b.avg_pool2d(x, kernel, o);
     }

@@ -75,12 +75,12 @@ public:
       size_t from = std::min(value_made_at_[*victim], position[demoted]);
       if (t - from > kMaxReplan) {
         // Spill this value and, while L1 is still short, the next largest far-back ones.
-        int64_t freed = 0;
-        for (std::optional<uint32_t> v = victim; v && freed < deficit_; v = far_victim(t)) {
+        spill(*victim, t);
+        int64_t freed = value_l1_bytes_[*victim];
+        for (std::optional<uint32_t> v;
+             freed < deficit_ && (v = largest_l1_value(t, kMaxReplan + 1));
+             freed += value_l1_bytes_[*v])
           spill(*v, t);
-          freed += value_l1_bytes_[*v];
-        }
-        if (freed == 0) spill(*victim, t);
         t -= 1; // place op n again
         continue;
       }
@@ -115,14 +115,15 @@ private:
     return v;
   }
 
-  // The largest L1 value alive at t that was made more than kMaxReplan positions back.
-  std::optional<uint32_t> far_victim(size_t t) const {
+  // The largest L1 value alive at t, not forced to DRAM, made at least `age` positions
+  // before t.
+  std::optional<uint32_t> largest_l1_value(size_t t, size_t age) const {
     std::optional<uint32_t> victim;
     int64_t victim_bytes = 0;
     for (uint32_t v : l1_values_) {
       NodeId node = plan_.values[v].node;
       size_t made = std::min(value_made_at_[v], position_[node]);
-      if (value_last_use_[v] < t || t - made <= kMaxReplan || forced_dram_.count(node)) continue;
+      if (value_last_use_[v] < t || t - made < age || forced_dram_.count(node)) continue;
       if (value_l1_bytes_[v] > victim_bytes) {
         victim = v;
         victim_bytes = value_l1_bytes_[v];
@@ -391,16 +392,7 @@ private:
     }
     if (!best) {
       // Free L1: move the largest L1 value alive here to DRAM and try again.
-      std::optional<uint32_t> victim;
-      int64_t victim_bytes = 0;
-      for (uint32_t v : l1_values_) {
-        if (once || value_last_use_[v] < t) continue;
-        int64_t b = value_l1_bytes_[v];
-        if (b > victim_bytes && !forced_dram_.count(plan_.values[v].node)) {
-          victim = v;
-          victim_bytes = b;
-        }
-      }
+      std::optional<uint32_t> victim = once ? std::nullopt : largest_l1_value(t, 0);
       // What the cheapest placement lacks, for a caller that frees L1 for it.
       deficit_ = others + least_bytes - dev_.usable_l1_bytes();
       if (victim) return victim;

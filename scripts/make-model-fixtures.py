@@ -5,7 +5,7 @@ usage: /usr/bin/python3 scripts/make-model-fixtures.py [OUTPUT_DIR]   (default: 
        /usr/bin/python3 scripts/make-model-fixtures.py --compare MODEL DIR
 The second form checks tilesat's import and reference interpreter against PyTorch: it loads
 the inputs and parameters `tilesat eval tests/models/MODEL.onnx --random-inputs SEED
---output-dir DIR` drew into the PyTorch model and compares its output with DIR/result0.npy.
+--output-dir DIR` drew into the PyTorch model and compares its output with DIR/output.npy.
 
 Needs Debian's python3-torch, python3-torchvision and python3-onnx (apt-get install -y
 python3-torch python3-torchvision python3-onnx); they are needed only to regenerate the
@@ -264,7 +264,7 @@ def load_drawn(module, directory, linear_transposed):
 
 def compare(name, directory):
     """Runs MODEL in PyTorch on the inputs and parameters `tilesat eval MODEL.onnx
-    --random-inputs SEED --output-dir DIR` drew and compares with its DIR/result0.npy."""
+    --random-inputs SEED --output-dir DIR` drew and compares with its DIR/output.npy."""
     import numpy as np
     factory, _, names, _, transposed = MODELS[name]
     module = factory().eval()
@@ -272,7 +272,7 @@ def compare(name, directory):
     inputs = [torch.from_numpy(np.load(os.path.join(directory, n + ".npy"))) for n in names]
     with torch.no_grad():
         want = module(*inputs).numpy().astype(np.float64)
-    got = np.load(os.path.join(directory, "result0.npy")).astype(np.float64)
+    got = np.load(os.path.join(directory, "output.npy")).astype(np.float64)
     err = np.linalg.norm(got - want) / max(np.linalg.norm(want), 1e-30)
     print(f"{name}: shape {list(got.shape)}, normwise relative error {err:.3g} "
           f"({'ok' if err < 1e-4 else 'MISMATCH'})")

@@ -58,6 +58,17 @@ def load_pb(path):
     return t.name, numpy_helper.to_array(t)
 
 
+def result_stems(names):
+    """The file stems `tilesat eval` writes results under (cli.h result_stems): characters
+    other than letters, digits and _.$- become _, an empty name is result<i>, and names whose
+    stems coincide get their index appended."""
+    stems = []
+    for i, name in enumerate(names):
+        s = re.sub(r"[^A-Za-z0-9_.$-]", "_", name) if name else f"result{i}"
+        stems.append("_" + s if s[0] in ".-" else s)
+    return [f"{s}.{i}" if stems.count(s) > 1 else s for i, s in enumerate(stems)]
+
+
 def run_case(tilesat, case, work):
     model = os.path.join(case, "model.onnx")
     data = os.path.join(case, "test_data_set_0")
@@ -70,6 +81,7 @@ def run_case(tilesat, case, work):
     initialized = {i.name for i in graph.initializer}
     inputs = [i.name for i in graph.input if i.name not in initialized]
     outputs = [o.name for o in graph.output]
+    stems = result_stems(outputs)
     out_types = [o.type.tensor_type.elem_type for o in graph.output]
     args = []
     for k, name in enumerate(inputs):
@@ -102,7 +114,7 @@ def run_case(tilesat, case, work):
             _, want = load_pb(os.path.join(data, f"output_{k}.pb"))
         except Exception:
             return "rejected", "output is not a tensor (a sequence or optional value)"
-        got_path = os.path.join(out_dir, f"result{k}.npy")
+        got_path = os.path.join(out_dir, stems[k] + ".npy")
         if not os.path.exists(got_path):
             return "wrong", f"output {name} was not written"
         got = np.load(got_path)

@@ -49,6 +49,7 @@ constexpr std::pair<std::string_view, Converter> kConverters[] = {
     {"IsNaN", convert_math},
     {"Floor", convert_math},
     {"Ceil", convert_math},
+    {"Round", convert_round},
     {"MeanVarianceNormalization", convert_math},
     {"Elu", convert_math},
     {"Selu", convert_math},
@@ -137,6 +138,10 @@ constexpr std::pair<std::string_view, Converter> kConverters[] = {
     {"MaxPool", convert_pool},
     {"AveragePool", convert_pool},
     {"LayerNormalization", convert_layer_norm},
+    // Linear quantization, computed in float.
+    {"QuantizeLinear", convert_quantize_linear},
+    {"DequantizeLinear", convert_dequantize_linear},
+    {"DynamicQuantizeLinear", convert_dynamic_quantize_linear},
     // Recurrences, unrolled over the sequence.
     {"LSTM", convert_lstm},
     {"GRU", convert_gru},

@@ -72,6 +72,11 @@ std::optional<Activation> activation_named(std::string_view name, std::span<cons
                                            std::span<const float>& betas);
 /// `a` applied to x with the graph's ops.
 Value apply_activation(Builder& b, const Activation& a, Value x);
+// quantize.cpp
+void convert_round(NodeContext& c);
+void convert_quantize_linear(NodeContext& c);
+void convert_dequantize_linear(NodeContext& c);
+void convert_dynamic_quantize_linear(NodeContext& c);
 // conv.cpp
 void convert_conv(NodeContext& c);
 void convert_batch_norm(NodeContext& c);

@@ -90,6 +90,12 @@ TensorType Importer::type_of(const std::string& name) const {
   return TensorType{*d, Shape(h.dims), {}};
 }
 
+std::optional<int32_t> Importer::declared_elem_type(const std::string& name) const {
+  auto it = declared_types_.find(name);
+  if (it == declared_types_.end()) return std::nullopt;
+  return it->second;
+}
+
 Value Importer::add_weight(std::string name_hint, Tensor data) {
   std::string arg = unique_arg_name(name_hint);
   Value v{model_.graph.add_argument(arg, data.type(), ArgRole::Weight)};
@@ -227,6 +233,10 @@ ImportedModel Importer::run(const ::onnx::GraphProto& graph, int64_t opset, std:
     for (const std::string& out : n.output()) producers_[out] = &n;
   }
   for (const ::onnx::ValueInfoProto& out : graph.output()) ++uses_[out.name()];
+  for (const auto* infos : {&graph.input(), &graph.value_info(), &graph.output()})
+    for (const ::onnx::ValueInfoProto& v : *infos)
+      if (v.type().has_tensor_type() && v.type().tensor_type().elem_type() != 0)
+        declared_types_[v.name()] = v.type().tensor_type().elem_type();
   try {
     add_inputs(graph);
   } catch (const Error& e) {

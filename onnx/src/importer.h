@@ -74,6 +74,9 @@ public:
   bool wants_output(size_t i) const;
   void set_output(size_t i, Value v);
   void set_static_output(size_t i, HostTensor data);
+  /// Output `i` as data that is a weight (computed at import from weights, such as an int8
+  /// initializer dequantized): an argument on first use, its data visible to later folds.
+  void set_weight_output(size_t i, HostTensor data);
   /// Makes output `i` the same ONNX value as input `j` (Identity, folded ops).
   void forward(size_t i, size_t j);
 
@@ -126,6 +129,9 @@ public:
   const ::onnx::NodeProto* producer_of(const std::string& name) const;
   /// The one node reading `name` when it has exactly one use and is not a graph output.
   const ::onnx::NodeProto* sole_consumer(const std::string& name) const;
+  /// The ONNX element type of `name` as the model (after ONNX shape inference) declares it,
+  /// or nullopt when it is not declared.
+  std::optional<int32_t> declared_elem_type(const std::string& name) const;
   /// Records a weight argument added by a converter (BatchNormalization folding).
   Value add_weight(std::string name_hint, Tensor data);
   /// Marks a node as already converted (it was absorbed by an earlier converter).
@@ -146,6 +152,7 @@ private:
   std::map<std::string, const ::onnx::NodeProto*, std::less<>> producers_;
   std::map<std::string, const ::onnx::NodeProto*, std::less<>> last_consumer_;
   std::map<std::string, int, std::less<>> arg_names_;
+  std::map<std::string, int32_t, std::less<>> declared_types_;
   std::vector<const ::onnx::NodeProto*> absorbed_;
 };
 

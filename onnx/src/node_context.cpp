@@ -124,6 +124,14 @@ void NodeContext::set_static_output(size_t i, HostTensor data) {
   im_.define(node_.output(static_cast<int>(i)), std::move(out));
 }
 
+void NodeContext::set_weight_output(size_t i, HostTensor data) {
+  if (!wants_output(i)) return;
+  OnnxValue out;
+  out.data = std::move(data);
+  out.weight_name = node_.output(static_cast<int>(i));
+  im_.define(node_.output(static_cast<int>(i)), std::move(out));
+}
+
 void NodeContext::forward(size_t i, size_t j) {
   if (!wants_output(i)) return;
   // A weight gets its one argument before it is shared.

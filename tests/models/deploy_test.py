@@ -5,7 +5,8 @@ usage: deploy_test.py TILESAT WORK_DIR [DEPLOY_API]
 
 For each model (an MLP, a small CNN with convolution, batch normalization and pooling, a small
 transformer encoder layer, a decoder with a transposed convolution, nearest and bilinear
-resizes and log-softmax, a bidirectional two-layer LSTM and a GRU, each with a linear head),
+resizes and log-softmax, a bidirectional two-layer LSTM and a GRU, each with a linear head, and
+a quantization-aware CNN exported as QuantizeLinear/DequantizeLinear pairs),
 exports it from torch with its weights (ONNX initializers), then
   tilesat opt M.onnx --device wormhole_b0 -o M.tsprog      (weights stored in the program)
   tilesat run M.tsprog --input NAME=X.npy --output-dir OUT  (only the model's real input)
@@ -72,6 +73,37 @@ class Recurrent(nn.Module):
         return self.head(self.rnn(x)[0])
 
 
+class QuantizedCnn(nn.Module):
+    """A quantization-aware CNN as torch exports it (ONNX QDQ): int8 weights with per-channel
+    scales, uint8 activations with fixed scales, each a QuantizeLinear/DequantizeLinear pair."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 16, 3, padding=1)
+        self.conv2 = nn.Conv2d(16, 32, 3, stride=2, padding=1)
+        self.fc = nn.Linear(32, 10)
+        for m in (self.conv1, self.conv2, self.fc):
+            w = m.weight.detach()
+            m.register_buffer("scale", w.abs().amax(dim=tuple(range(1, w.dim()))) / 127)
+
+    @staticmethod
+    def weight(m):
+        zero = torch.zeros(m.weight.shape[0], dtype=torch.int32)
+        return torch.fake_quantize_per_channel_affine(m.weight, m.scale, zero, 0, -128, 127)
+
+    @staticmethod
+    def act(x, scale, zero_point):
+        return torch.fake_quantize_per_tensor_affine(x, scale, zero_point, 0, 255)
+
+    def forward(self, x):
+        x = self.act(x, 0.02, 128)
+        x = self.act(torch.relu(nn.functional.conv2d(x, self.weight(self.conv1), self.conv1.bias,
+                                                     padding=1)), 0.05, 0)
+        x = self.act(torch.relu(nn.functional.conv2d(x, self.weight(self.conv2), self.conv2.bias,
+                                                     stride=2, padding=1)), 0.05, 0)
+        return nn.functional.linear(x.mean((2, 3)), self.weight(self.fc), self.fc.bias)
+
+
 def models():
     torch.manual_seed(0)
     cnn = SmallCnn()
@@ -87,6 +119,7 @@ def models():
         "lstm": (Recurrent(nn.LSTM, input_size=16, hidden_size=24, num_layers=2,
                            bidirectional=True, batch_first=True), [2, 12, 16]),
         "gru": (Recurrent(nn.GRU, input_size=16, hidden_size=24), [10, 2, 16]),
+        "qdq": (QuantizedCnn(), [2, 3, 16, 16]),
     }
 
 

@@ -131,6 +131,10 @@ SourceFile load_input(const std::string& path,
 /// become `_` (an ONNX name such as `onnx::Conv_538` gives `onnx__Conv_538`, as the importer
 /// names the argument). `run` writes `<stem>.npy` per output and matches `--input NAME=` by it.
 std::string file_stem(std::string_view name);
+/// The file stems `run` and `eval` write results under, one per result name: the name's
+/// file_stem (an unnamed result is `result<i>`), and the index appended (`y.1`) to names whose
+/// stems coincide.
+std::vector<std::string> result_stems(const std::vector<std::string>& names);
 /// `--weight-args`: marks the arguments of every function in `file` whose names match a glob
 /// as weights (ArgRole::Weight); a '!GLOB' unmarks. A glob matching no argument is an error.
 void mark_weight_args(SourceFile& file, const std::vector<std::string>& globs);

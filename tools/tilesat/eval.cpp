@@ -2,7 +2,8 @@
 //
 // Every argument comes from `--input NAME=FILE.npy` or, with `--random-inputs SEED`, is drawn
 // at random; drawn values are written next to the results so the run can be repeated with
-// `--input`.
+// `--input`. Each result is written as <its name>.npy (an ONNX model's output names), as `run`
+// writes a program's outputs; unnamed results as result0.npy, result1.npy, ...
 #include "cli.h"
 #include "tilesat/graph/interpreter.h"
 #include "tilesat/graph/npy.h"
@@ -99,9 +100,11 @@ int run_eval(const Options& o) {
   if (ec) throw Error(fmt::format("cannot create '{}': {}", o.output_dir, ec.message()));
   std::filesystem::path dir(o.output_dir);
   std::vector<Tensor> results = evaluate(g, args);
-  for (size_t i = 0; i < results.size(); ++i) {
-    write_npy((dir / fmt::format("result{}.npy", i)).string(), results[i]);
-  }
+  std::vector<std::string> names;
+  for (const GraphResult& r : g.results()) names.push_back(r.name);
+  std::vector<std::string> stems = result_stems(names);
+  for (size_t i = 0; i < results.size(); ++i)
+    write_npy((dir / (stems[i] + ".npy")).string(), results[i]);
   for (size_t i = 0, k = 0; i < g.arguments().size(); ++i) {
     const Node& a = g.node(g.arguments()[i]);
     if (k < drawn_names.size() && drawn_names[k] == a.name) {

@@ -138,7 +138,8 @@ const Flag kFlags[] = {
     {"eval",
      [](CLI::App& a, Options& o) {
        a.add_option("--output-dir", o.output_dir,
-                    "directory for result0.npy, result1.npy, ... (created if missing)")
+                    "directory for one <result name>.npy per result (result0.npy, result1.npy, ... "
+                    "for unnamed ones; created if missing)")
            ->required();
      }},
     {"dot", input_file},
@@ -203,7 +204,8 @@ const Flag kFlags[] = {
     {"run",
      [](CLI::App& a, Options& o) {
        a.add_option("--output-dir", o.output_dir,
-                    "directory for result0.npy, result1.npy, ... (created if missing)");
+                    "directory for one <result name>.npy per result (result0.npy, result1.npy, ... "
+                    "for unnamed ones; created if missing)");
      }},
     {"run",
      [](CLI::App& a, Options& o) {

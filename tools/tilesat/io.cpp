@@ -74,6 +74,17 @@ std::string file_stem(std::string_view name) {
   return s;
 }
 
+std::vector<std::string> result_stems(const std::vector<std::string>& names) {
+  std::vector<std::string> stems;
+  for (size_t i = 0; i < names.size(); ++i)
+    stems.push_back(names[i].empty() ? fmt::format("result{}", i) : file_stem(names[i]));
+  std::vector<std::string> out = stems;
+  for (size_t i = 0; i < stems.size(); ++i)
+    if (std::count(stems.begin(), stems.end(), stems[i]) > 1)
+      out[i] = fmt::format("{}.{}", stems[i], i);
+  return out;
+}
+
 void write_text(const std::string& path, const std::string& text) {
   if (path == "-") {
     std::cout << text;

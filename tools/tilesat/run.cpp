@@ -55,14 +55,11 @@ std::map<std::string, std::string> input_files(const Options& o, const fb::Progr
   return files;
 }
 
-// Output i's file name stem: its name as a file name; two outputs whose names map alike are
-// told apart by their index.
-std::string output_stem(const fb::Program& p, size_t i) {
-  std::string stem = file_stem(p.outputs()->Get(static_cast<uint32_t>(i))->name()->str());
-  for (size_t j = 0; j < p.outputs()->size(); ++j)
-    if (j != i && file_stem(p.outputs()->Get(static_cast<uint32_t>(j))->name()->str()) == stem)
-      return fmt::format("{}.{}", stem, i);
-  return stem;
+// The outputs' file name stems (result_stems of their names).
+std::vector<std::string> output_stems(const fb::Program& p) {
+  std::vector<std::string> names;
+  for (const auto* out : *p.outputs()) names.push_back(out->name()->str());
+  return result_stems(names);
 }
 
 } // namespace
@@ -107,13 +104,14 @@ int run_run(const Options& o) {
   runtime::MeshRunner runner(program, o.threads.value_or(0));
   runtime::MeshRunResult result = runner.run(inputs);
   int64_t chips = int64_t{p.mesh_rows()} * p.mesh_cols();
+  std::vector<std::string> stems = output_stems(p);
   if (!o.output_dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(o.output_dir, ec);
     if (ec) throw Error(fmt::format("cannot create '{}': {}", o.output_dir, ec.message()));
     std::filesystem::path dir(o.output_dir);
     for (size_t i = 0; i < result.outputs.size(); ++i)
-      write_npy((dir / (output_stem(p, i) + ".npy")).string(), result.outputs[i]);
+      write_npy((dir / (stems[i] + ".npy")).string(), result.outputs[i]);
     for (size_t i : drawn_index)
       write_npy((dir / (file_stem(shell.node(shell.arguments()[i]).name) + ".npy")).string(),
                 inputs[i]);
@@ -137,7 +135,7 @@ int run_run(const Options& o) {
     summary +=
         fmt::format("  {}: {}{}\n", p.outputs()->Get(static_cast<uint32_t>(i))->name()->str(),
                     result.outputs[i].type().str(),
-                    o.output_dir.empty() ? "" : fmt::format(" -> {}.npy", output_stem(p, i)));
+                    o.output_dir.empty() ? "" : fmt::format(" -> {}.npy", stems[i]));
   }
   if (o.profile_file == "-") {
     fmt::print("{}", profile_text);

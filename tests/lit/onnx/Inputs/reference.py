@@ -2,7 +2,8 @@
 
 usage: reference.py MODEL OUTPUT_DIR
 Reads the inputs `tilesat eval --random-inputs` drew (OUTPUT_DIR/<input>.npy), computes the
-model's output independently of tilesat, and compares it with OUTPUT_DIR/result0.npy.
+model's output independently of tilesat, and compares it with the output `tilesat eval` wrote
+(OUTPUT_DIR/<output name>.npy).
 """
 import math
 import sys
@@ -73,7 +74,8 @@ def attention(d):
 def main():
     model, out_dir = sys.argv[1], sys.argv[2]
     expected = {"mlp": mlp, "cnn": cnn, "attention": attention}[model](out_dir)
-    got = np.load(f"{out_dir}/result0.npy")
+    output = {"mlp": "y", "cnn": "logits", "attention": "y"}[model]
+    got = np.load(f"{out_dir}/{output}.npy")
     if got.shape != expected.shape:
         sys.exit(f"{model}: shape {got.shape}, expected {expected.shape}")
     err = float(np.max(np.abs(got - expected)))

@@ -273,12 +273,7 @@ void convert_math(NodeContext& c) {
     y = b.where(b.greater(x, k(0)), x, b.multiply(k(alpha), b.subtract(e, k(1))));
     if (type == "Selu") y = b.multiply(y, k(c.attr_float("gamma", 1.05070102214813232421875)));
   } else if (type == "GlobalMaxPool") {
-    int64_t rank = b.type(x).shape.rank();
-    if (rank < 3)
-      c.fail(fmt::format("expected an input of rank >= 3 (N, C, spatial...), got {}", rank));
-    std::vector<int64_t> dims;
-    for (int64_t dim = 2; dim < rank; ++dim) dims.push_back(dim);
-    y = b.max(x, keep(dims));
+    y = b.max(x, keep(spatial_dims(c, b.type(x).shape)));
   } else if (type == "Floor" || type == "Ceil") {
     // trunc(x) by a round trip through i32 (|x| < 2^31), then one step down below a negative
     // fraction (floor) or up above a positive one (ceil).
@@ -352,10 +347,7 @@ void convert_instance_norm(NodeContext& c) {
   Value x = c.operand(0);
   TensorType t = b.type(x);
   int64_t rank = t.shape.rank();
-  if (rank < 3)
-    c.fail(fmt::format("expected an input of rank >= 3 (N, C, spatial...), got {}", rank));
-  std::vector<int64_t> dims;
-  for (int64_t d = 2; d < rank; ++d) dims.push_back(d);
+  std::vector<int64_t> dims = spatial_dims(c, t.shape);
   Value mean = b.mean(x, keep(dims));
   Value centered = b.subtract(x, mean);
   Value var = b.mean(b.multiply(centered, centered), keep(dims));

@@ -1,5 +1,6 @@
-// conv.cpp: Conv (2-D; a BatchNormalization that alone reads it is folded into its weights),
-// BatchNormalization, MaxPool and AveragePool.
+// conv.cpp: Conv (1-D and 2-D; a BatchNormalization that alone reads it is folded into its
+// weights), BatchNormalization, MaxPool and AveragePool (1-D and 2-D). A 1-D window is the 2-D
+// one with a height of 1: the input [N, C, L] is read as [N, C, 1, L], the result reshaped back.
 #include "converters.h"
 
 #include <cmath>
@@ -15,13 +16,25 @@ struct Window2d {
 };
 
 // Kernel, strides, pads ([top, left, bottom, right], as ONNX orders them) and dilations,
-// with auto_pad resolved against the input's spatial dims.
-Window2d window_of(NodeContext& c, const Shape& x, std::vector<int64_t> kernel) {
+// with auto_pad resolved against the input's spatial dims. `x` is the input as 2-D (a 1-D
+// input lifted to a height of 1); a 1-D node's attributes (one kernel dim, stride and dilation,
+// two pads) are lifted the same way.
+Window2d window_of(NodeContext& c, const Shape& x, std::vector<int64_t> kernel, bool one_d) {
   Window2d w;
   w.kernel = std::move(kernel);
-  w.stride = c.attr_ints("strides", {1, 1});
-  w.dilation = c.attr_ints("dilations", {1, 1});
-  w.padding = c.attr_ints("pads", {0, 0, 0, 0});
+  const std::vector<int64_t> ones(one_d ? 1 : 2, 1);
+  w.stride = c.attr_ints("strides", ones);
+  w.dilation = c.attr_ints("dilations", ones);
+  w.padding = c.attr_ints("pads", std::vector<int64_t>(one_d ? 2 : 4, 0));
+  if (one_d) {
+    if (w.kernel.size() != 1 || w.stride.size() != 1 || w.dilation.size() != 1 ||
+        w.padding.size() != 2)
+      c.fail("expected a 1-D window (1 kernel dim, stride and dilation, 2 pads)");
+    w.kernel.insert(w.kernel.begin(), 1);
+    w.stride.insert(w.stride.begin(), 1);
+    w.dilation.insert(w.dilation.begin(), 1);
+    w.padding = {0, w.padding[0], 0, w.padding[1]};
+  }
   if (w.kernel.size() != 2 || w.stride.size() != 2 || w.dilation.size() != 2 ||
       w.padding.size() != 4) {
     c.fail("expected a 2-D window (2 kernel dims, strides and dilations, 4 pads)");
@@ -48,12 +61,26 @@ Window2d window_of(NodeContext& c, const Shape& x, std::vector<int64_t> kernel) 
   return w;
 }
 
-void check_2d(NodeContext& c, const Shape& x) {
+// The input's shape as 2-D: rank 4 as it is, rank 3 (1-D) with a height of 1 inserted.
+Shape as_2d(NodeContext& c, const Shape& x) {
+  if (x.rank() == 3) return Shape{x[0], x[1], 1, x[2]};
   if (x.rank() != 4) {
-    c.fail(fmt::format("expected a 2-D (rank-4 NCHW) input, got rank {} (1-D and 3-D are not "
-                       "supported)",
+    c.fail(fmt::format("expected a 1-D or 2-D (rank 3 or 4, NCL or NCHW) input, got rank {} (3-D "
+                       "is not supported)",
                        x.rank()));
   }
+  return x;
+}
+
+// Input 0 as 2-D, and a 2-D result back as the input's rank.
+Value lifted_input(NodeContext& c, const Shape& x4) {
+  Value in = c.operand(0);
+  return c.input_shape(0).rank() == 3 ? c.builder().reshape(in, x4.dims()) : in;
+}
+Value lowered_result(NodeContext& c, Value y) {
+  if (c.input_shape(0).rank() != 3) return y;
+  Shape s = c.builder().type(y).shape;
+  return c.builder().reshape(y, {s[0], s[1], s[3]});
 }
 
 // A BatchNormalization that only the conv's output feeds, with every parameter known.
@@ -103,23 +130,28 @@ bn_affine(const HostTensor& scale, const HostTensor& bias, const HostTensor& mea
 
 void convert_conv(NodeContext& c) {
   Builder& b = c.builder();
-  Shape x = c.input_shape(0);
+  const bool one_d = c.input_shape(0).rank() == 3;
+  Shape x = as_2d(c, c.input_shape(0));
   Shape w = c.input_shape(1);
-  check_2d(c, x);
-  if (w.rank() != 4) c.fail(fmt::format("expected a rank-4 weight, got rank {}", w.rank()));
-  Window2d win = window_of(c, x, c.attr_ints("kernel_shape", {w[2], w[3]}));
+  if (w.rank() != c.input_shape(0).rank())
+    c.fail(
+        fmt::format("expected a rank-{} weight, got rank {}", c.input_shape(0).rank(), w.rank()));
+  if (one_d) w = Shape{w[0], w[1], 1, w[2]};
+  std::vector<int64_t> spatial =
+      one_d ? std::vector<int64_t>{w[3]} : std::vector<int64_t>{w[2], w[3]};
+  Window2d win = window_of(c, x, c.attr_ints("kernel_shape", spatial), one_d);
   if (win.kernel != std::vector<int64_t>{w[2], w[3]}) {
     c.fail("expected 'kernel_shape' to match the weight's spatial dims");
   }
   Conv2dOptions o{win.stride, win.padding, win.dilation, c.attr_int("group", 1), ""};
-  Value in = c.operand(0);
+  Value in = lifted_input(c, x);
   DType d = b.type(in).dtype;
   if (const ::onnx::NodeProto* bn = foldable_batch_norm(c)) {
     Importer& im = c.importer();
     auto [scale, shift] = bn_affine(*im.value(bn->input(1)).data, *im.value(bn->input(2)).data,
                                     *im.value(bn->input(3)).data, *im.value(bn->input(4)).data,
                                     std::stod(fmt::format("{}", bn_epsilon(*bn))), w[0]);
-    Tensor weight = to_tensor(*c.input(1).data, d);
+    Tensor weight(TensorType{d, w, {}}, to_tensor(*c.input(1).data, d).data());
     int64_t per_out = w.numel() / std::max<int64_t>(w[0], 1);
     for (int64_t i = 0; i < weight.numel(); ++i) {
       weight[i] = static_cast<float>(weight[i] * scale[static_cast<size_t>(i / per_out)]);
@@ -135,7 +167,7 @@ void convert_conv(NodeContext& c) {
     std::string base = c.node().input(1);
     Value wv = im.add_weight(base + ".bn_folded", std::move(weight));
     Value bv = im.add_weight(base + ".bn_folded_bias", std::move(bias));
-    Value y = b.conv2d(in, wv, bv, o);
+    Value y = lowered_result(c, b.conv2d(in, wv, bv, o));
     c.set_output(0, y);
     im.absorb(bn);
     OnnxValue out;
@@ -144,11 +176,10 @@ void convert_conv(NodeContext& c) {
     return;
   }
   Value weight = operand_like(c, 1, d, false);
-  if (c.has_input(2)) {
-    c.set_output(0, b.conv2d(in, weight, operand_like(c, 2, d, false), o));
-  } else {
-    c.set_output(0, b.conv2d(in, weight, o));
-  }
+  if (one_d) weight = b.reshape(weight, w.dims());
+  Value y = c.has_input(2) ? b.conv2d(in, weight, operand_like(c, 2, d, false), o)
+                           : b.conv2d(in, weight, o);
+  c.set_output(0, lowered_result(c, y));
 }
 
 void convert_batch_norm(NodeContext& c) {
@@ -201,10 +232,9 @@ void convert_pool(NodeContext& c) {
   Builder& b = c.builder();
   bool is_max = c.node().op_type() == "MaxPool";
   if (is_max && c.wants_output(1)) c.fail("expected no Indices output, got one");
-  Shape x = c.input_shape(0);
-  check_2d(c, x);
+  Shape x = as_2d(c, c.input_shape(0));
   if (!c.has_attr("kernel_shape")) c.fail("expected 'kernel_shape', got none");
-  Window2d win = window_of(c, x, c.attr_ints("kernel_shape", {}));
+  Window2d win = window_of(c, x, c.attr_ints("kernel_shape", {}), c.input_shape(0).rank() == 3);
   Pool2dOptions o;
   o.stride = win.stride;
   o.padding = win.padding;
@@ -212,8 +242,9 @@ void convert_pool(NodeContext& c) {
   o.ceil_mode = c.attr_int("ceil_mode", 0) != 0;
   o.count_include_pad = !is_max && c.attr_int("count_include_pad", 0) != 0;
   if (is_max && c.attr_int("storage_order", 0) != 0) c.fail("expected 'storage_order' 0");
-  Value in = c.operand(0);
-  c.set_output(0, is_max ? b.max_pool2d(in, win.kernel, o) : b.avg_pool2d(in, win.kernel, o));
+  Value in = lifted_input(c, x);
+  c.set_output(0, lowered_result(c, is_max ? b.max_pool2d(in, win.kernel, o)
+                                           : b.avg_pool2d(in, win.kernel, o)));
 }
 
 } // namespace tilesat::onnx

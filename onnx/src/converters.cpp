@@ -138,6 +138,7 @@ constexpr std::pair<std::string_view, Converter> kConverters[] = {
     {"MaxPool", convert_pool},
     {"AveragePool", convert_pool},
     {"LayerNormalization", convert_layer_norm},
+    {"LRN", convert_lrn},
     // Linear quantization, computed in float.
     {"QuantizeLinear", convert_quantize_linear},
     {"DequantizeLinear", convert_dequantize_linear},
@@ -173,6 +174,14 @@ Value operand_like(NodeContext& c, size_t i, DType like, bool scalar_ok) {
     return c.builder().scalar(h.values[0], like);
   }
   return c.builder().constant(to_tensor(h, like));
+}
+
+std::vector<int64_t> spatial_dims(NodeContext& c, const Shape& s) {
+  if (s.rank() < 3)
+    c.fail(fmt::format("expected an input of rank >= 3 (N, C, spatial...), got {}", s.rank()));
+  std::vector<int64_t> dims;
+  for (int64_t d = 2; d < s.rank(); ++d) dims.push_back(d);
+  return dims;
 }
 
 std::optional<std::vector<int64_t>> axes_of(NodeContext& c, int64_t input_since,

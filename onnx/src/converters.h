@@ -118,6 +118,7 @@ void convert_softmax_cross_entropy(NodeContext& c);
 void convert_resize(NodeContext& c);
 // normalization.cpp
 void convert_layer_norm(NodeContext& c);
+void convert_lrn(NodeContext& c);
 // padding_masks.cpp
 void convert_pad(NodeContext& c);
 /// min(max(alpha * x + beta, 0), 1).
@@ -139,6 +140,9 @@ Value operand_like(NodeContext& c, size_t i, DType like, bool scalar_ok);
 /// Output 0 as binary op `kind` of inputs 0 and 1; a static operand takes the other's dtype
 /// and becomes a scalar when that does not raise the result's rank.
 void set_binary_output(NodeContext& c, OpKind kind);
+/// The spatial dims (2 on) of an (N, C, spatial...) input of shape `s`; fails unless its rank
+/// is at least 3.
+std::vector<int64_t> spatial_dims(NodeContext& c, const Shape& s);
 /// Axes from the `axes` attribute (before opset `input_since`) or input 1 (from it on).
 std::optional<std::vector<int64_t>> axes_of(NodeContext& c, int64_t input_since,
                                             size_t input_index);

@@ -41,27 +41,44 @@ void set_slice(NodeContext& c, size_t out, const std::vector<SliceDim>& dims) {
     c.set_static_output(out, host_slice(*c.input(0).data, dims));
     return;
   }
+  // Dims walked backwards (a negative step, as torch.flip exports) are left whole by the
+  // slice and picked afterwards with a take of their indices in order.
   Shape s = c.input_shape(0);
   std::vector<int64_t> begins, ends, steps;
+  std::vector<size_t> reversed;
   bool whole = true;
   for (size_t d = 0; d < dims.size(); ++d) {
     const SliceDim& sd = dims[d];
+    const int64_t extent = s[static_cast<int64_t>(d)];
     if (sd.step < 0 && sd.count > 1) {
-      c.fail("expected positive steps when slicing a runtime value, got a negative step");
+      reversed.push_back(d);
+      begins.push_back(0);
+      ends.push_back(extent);
+      steps.push_back(1);
+      continue;
     }
     int64_t step = sd.step < 0 ? 1 : sd.step;
     begins.push_back(sd.start);
     ends.push_back(sd.count == 0 ? sd.start : sd.start + (sd.count - 1) * step + 1);
     steps.push_back(step);
-    whole = whole && sd.start == 0 && sd.count == s[static_cast<int64_t>(d)] && step == 1;
+    whole = whole && sd.start == 0 && sd.count == extent && step == 1;
   }
-  if (whole && out == 0 && c.num_outputs() == 1) {
+  if (whole && reversed.empty() && out == 0 && c.num_outputs() == 1) {
     c.forward(0, 0);
     return;
   }
+  Builder& b = c.builder();
+  Value y = c.operand(0);
   bool unit = std::all_of(steps.begin(), steps.end(), [](int64_t v) { return v == 1; });
-  c.set_output(
-      out, c.builder().slice(c.operand(0), begins, ends, unit ? std::vector<int64_t>{} : steps));
+  if (!whole) y = b.slice(y, begins, ends, unit ? std::vector<int64_t>{} : steps);
+  for (size_t d : reversed) {
+    const SliceDim& sd = dims[d];
+    std::vector<double> idx(static_cast<size_t>(sd.count));
+    for (int64_t i = 0; i < sd.count; ++i)
+      idx[static_cast<size_t>(i)] = static_cast<double>(sd.start + i * sd.step);
+    y = b.take(y, b.constant(Shape{sd.count}, std::move(idx), DType::I32), static_cast<int64_t>(d));
+  }
+  c.set_output(out, y);
 }
 
 } // namespace

@@ -117,6 +117,19 @@ void check_window_attributes(const ::onnx::GraphProto& graph, const std::string&
   }
 }
 
+// ONNX's checker wants a shape on every graph input and output and says only "Field 'shape' of
+// 'type' is required but missing"; this names the value.
+void check_declared_shapes(const ::onnx::GraphProto& graph, const std::string& name) {
+  for (const auto& [infos, what] :
+       {std::pair{&graph.input(), "input"}, std::pair{&graph.output(), "output"}})
+    for (const ::onnx::ValueInfoProto& v : *infos)
+      if (v.type().has_tensor_type() && !v.type().tensor_type().has_shape())
+        fail_in(name, fmt::format("graph {} '{}' declares no shape (ONNX's checker wants one on "
+                                  "every graph input and output; "
+                                  "onnx.shape_inference.infer_shapes writes them)",
+                                  what, v.name()));
+}
+
 } // namespace
 
 ImportedModel import_bytes(std::string_view bytes, const std::string& name,
@@ -133,6 +146,7 @@ ImportedModel import_bytes(std::string_view bytes, const std::string& name,
   if (opset < kMinOpset) {
     // The converter runs the library's shape inference, so the model is checked first as the
     // rest of the import checks it.
+    check_declared_shapes(model.graph(), name);
     try {
       ::onnx::checker::check_model(model);
     } catch (const std::exception& e) {
@@ -144,6 +158,7 @@ ImportedModel import_bytes(std::string_view bytes, const std::string& name,
   }
   // Before the checker, which would name only the first op it does not know.
   check_supported(model.graph(), name);
+  check_declared_shapes(model.graph(), name);
   try {
     ::onnx::checker::check_model(model);
   } catch (const std::exception& e) {

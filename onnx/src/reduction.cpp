@@ -66,12 +66,7 @@ void convert_reduce(NodeContext& c) {
 void convert_global_average_pool(NodeContext& c) {
   Builder& b = c.builder();
   Value x = c.operand(0);
-  int64_t rank = b.type(x).shape.rank();
-  if (rank < 3)
-    c.fail(fmt::format("expected an input of rank >= 3 (N, C, spatial...), got {}", rank));
-  ReduceOptions o;
-  for (int64_t d = 2; d < rank; ++d) o.dims.push_back(d);
-  o.keep_dim = true;
+  ReduceOptions o{spatial_dims(c, b.type(x).shape), true};
   c.set_output(0, b.mean(x, o));
 }
 

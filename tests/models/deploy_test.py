@@ -3,11 +3,11 @@
 
 usage: deploy_test.py TILESAT WORK_DIR [DEPLOY_API]
 
-For each model (an MLP, a small CNN with convolution, batch normalization and pooling, a small
-transformer encoder layer, a decoder with a transposed convolution, nearest and bilinear
-resizes and log-softmax, a bidirectional two-layer LSTM and a GRU, each with a linear head, and
-a quantization-aware CNN exported as QuantizeLinear/DequantizeLinear pairs),
-exports it from torch with its weights (ONNX initializers), then
+For each model (an MLP, a small CNN with convolution, batch normalization and pooling, a 1-D
+CNN over a waveform, a small transformer encoder layer, a decoder with a transposed
+convolution, nearest and bilinear resizes and log-softmax, a bidirectional two-layer LSTM and a
+GRU, each with a linear head, and a quantization-aware CNN exported as
+QuantizeLinear/DequantizeLinear pairs), exports it from torch with its weights (ONNX initializers), then
   tilesat opt M.onnx --device wormhole_b0 -o M.tsprog      (weights stored in the program)
   tilesat run M.tsprog --input NAME=X.npy --output-dir OUT  (only the model's real input)
 and compares OUT/<output name>.npy with torch's output: normwise relative error at most 1e-5
@@ -58,6 +58,24 @@ class Decoder(nn.Module):
         y = self.conv(torch.cat([a, b], dim=1))
         y = nn.functional.interpolate(y, scale_factor=2.0, mode="bilinear", align_corners=False)
         return torch.log_softmax(y, dim=1)
+
+
+class AudioCnn(nn.Module):
+    """1-D convolutions over a waveform (strided, dilated, depthwise), batch normalization, max
+    and average pooling, and a linear head over the time-averaged channels."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv1d(1, 16, 9, stride=2, padding=4)
+        self.bn = nn.BatchNorm1d(16)
+        self.conv2 = nn.Conv1d(16, 32, 5, padding=4, dilation=2)
+        self.depthwise = nn.Conv1d(32, 32, 3, padding=1, groups=32)
+        self.fc = nn.Linear(32, 6)
+
+    def forward(self, x):
+        x = nn.functional.max_pool1d(torch.relu(self.bn(self.conv1(x))), 2)
+        x = nn.functional.avg_pool1d(torch.relu(self.conv2(x)), 3, stride=2)
+        return self.fc(torch.relu(self.depthwise(x)).mean(2))
 
 
 class Recurrent(nn.Module):
@@ -120,6 +138,7 @@ def models():
                            bidirectional=True, batch_first=True), [2, 12, 16]),
         "gru": (Recurrent(nn.GRU, input_size=16, hidden_size=24), [10, 2, 16]),
         "qdq": (QuantizedCnn(), [2, 3, 16, 16]),
+        "audio": (AudioCnn(), [2, 1, 400]),
     }
 
 

@@ -96,6 +96,67 @@ TEST(Pool, MaxPoolCeilModeAndAveragePoolWithPadding) {
               Pointwise(FloatNear(1e-6), {0.25f, 1.25f, 2.75f, 7.0f}));
 }
 
+TEST(Conv, OneDimensionalConvBatchNormAndPools) {
+  // x = 1..6 over one channel; kernel (1, 2) with pads 1 and stride 2: windows (0, 1), (2, 3),
+  // (4, 5), (6, 0) -> 2, 3 + 4, 5 + 6 ... = [2, 7, 11, 6]... with weights 1 and 2:
+  // 0 + 2 = 2, 2 + 6 = 8, 4 + 10 = 14, 6 + 0 = 6; then BN (scale 1, B 1, mean 0, var 0,
+  // epsilon 1) adds 1 and folds into the conv; then a max pool of 2 and an average pool of 2.
+  OnnxModel m;
+  m.input("x", {1, 1, 6});
+  m.initializer("w", {1, 1, 2}, {1, 2});
+  m.initializer("s", {1}, {1});
+  m.initializer("b", {1}, {1});
+  m.initializer("mean", {1}, {0});
+  m.initializer("var", {1}, {0});
+  ::onnx::NodeProto* n = m.node("Conv", {"x", "w"}, {"c"});
+  OnnxModel::attr(n, "pads", std::vector<int64_t>{1, 1});
+  OnnxModel::attr(n, "strides", std::vector<int64_t>{2});
+  OnnxModel::attr_f(m.node("BatchNormalization", {"c", "s", "b", "mean", "var"}, {"y"}), "epsilon",
+                    1.0f);
+  ::onnx::NodeProto* mp = m.node("MaxPool", {"y"}, {"p"});
+  OnnxModel::attr(mp, "kernel_shape", std::vector<int64_t>{2});
+  ::onnx::NodeProto* ap = m.node("AveragePool", {"y"}, {"a"});
+  OnnxModel::attr(ap, "kernel_shape", std::vector<int64_t>{2});
+  OnnxModel::attr(ap, "strides", std::vector<int64_t>{2});
+  m.output("y");
+  m.output("p");
+  m.output("a");
+  ImportedModel im = import(m);
+  EXPECT_EQ(im.weights.count("w.bn_folded"), 1u);
+  Tensor x = T({1, 1, 6}, {1, 2, 3, 4, 5, 6});
+  Tensor y = run(im, {{"x", x}}, 0);
+  EXPECT_EQ(y.shape(), Shape({1, 1, 4}));
+  EXPECT_THAT(y.data(), ElementsAre(3, 9, 15, 7));
+  EXPECT_THAT(run(im, {{"x", x}}, 1).data(), ElementsAre(9, 15, 15));
+  EXPECT_THAT(run(im, {{"x", x}}, 2).data(), ElementsAre(6, 11));
+}
+
+TEST(Conv, OneDimensionalWindowAttributesMustBeOneDimensional) {
+  OnnxModel m;
+  m.input("x", {1, 1, 6});
+  m.initializer("w", {1, 1, 2}, {1, 2});
+  ::onnx::NodeProto* n = m.node("Conv", {"x", "w"}, {"y"});
+  OnnxModel::attr(n, "strides", std::vector<int64_t>{1, 1});
+  m.output("y", std::vector<int64_t>{1, 1, 5});
+  EXPECT_THAT(import_error(m),
+              ::testing::HasSubstr("expected a 1-D window (1 kernel dim, stride and dilation"));
+}
+
+TEST(Lrn, SumsSquaresOverNeighbouringChannels) {
+  // size 2: each channel's window is itself and the next (floor(1 / 2) = 0 before, 1 after);
+  // alpha 2 (alpha / size = 1), beta 1, bias 1: y = x / (1 + x_c^2 + x_{c+1}^2).
+  OnnxModel m;
+  m.input("x", {1, 3, 1, 1});
+  ::onnx::NodeProto* n = m.node("LRN", {"x"}, {"y"});
+  OnnxModel::attr(n, "size", int64_t{2});
+  OnnxModel::attr_f(n, "alpha", 2.0f);
+  OnnxModel::attr_f(n, "beta", 1.0f);
+  m.output("y");
+  // x = 1, 2, 3: 1 / (1 + 1 + 4), 2 / (1 + 4 + 9), 3 / (1 + 9).
+  EXPECT_THAT(run(import(m), {{"x", T({1, 3, 1, 1}, {1, 2, 3})}}).data(),
+              Pointwise(FloatNear(1e-6), {1.0f / 6, 2.0f / 14, 3.0f / 10}));
+}
+
 TEST(Conv, ZeroStrideIsAnErrorBeforeOnnxShapeInference) {
   // libonnx 1.12's shape inference divides by the stride unchecked (found by fuzz_onnx_import).
   OnnxModel m;

@@ -119,8 +119,15 @@ TEST(Import, CheckerAndShapeInferenceErrors) {
   OnnxModel undefined;
   undefined.input("x", {2});
   undefined.node("Relu", {"nowhere"}, {"y"});
-  undefined.output("y");
+  undefined.output("y", std::vector<int64_t>{2});
   EXPECT_THAT(import_error(undefined), HasSubstr("error: test.onnx: ONNX checker: "));
+  // An output without a shape (which the checker wants) is named.
+  OnnxModel shapeless;
+  shapeless.input("x", {2});
+  shapeless.node("Relu", {"nowhere"}, {"y"});
+  shapeless.output("y");
+  EXPECT_THAT(import_error(shapeless),
+              HasSubstr("error: test.onnx: graph output 'y' declares no shape"));
   // A declared output shape that contradicts the model: ONNX's strict shape inference, which
   // runs after tilesat's own import, reports it.
   OnnxModel bad_shapes;
@@ -133,14 +140,28 @@ TEST(Import, CheckerAndShapeInferenceErrors) {
 TEST(Import, ErrorsNameTheNode) {
   OnnxModel m;
   m.input("x", {3});
-  m.int_constant("starts", {1}, {-1});
-  m.int_constant("ends", {1}, {-100});
-  m.int_constant("axes", {1}, {0});
-  m.int_constant("steps", {1}, {-1});
+  m.int_constant("starts", {1}, {0});
+  m.int_constant("ends", {1}, {2});
+  m.int_constant("axes", {1}, {1});
+  m.node("Slice", {"x", "starts", "ends", "axes"}, {"y"});
+  m.output("y", std::vector<int64_t>{2});
+  EXPECT_EQ(import_error(m),
+            "error: test.onnx: node 3 'Slice_3' (Slice): expected axes in [-1, 1), got 1");
+}
+
+TEST(Import, NegativeSliceStepsOnARuntimeValue) {
+  // x[::-1, 3:0:-2] of a 2x5 runtime value: rows reversed, columns 3 and 1.
+  OnnxModel m;
+  m.input("x", {2, 5});
+  m.int_constant("starts", {2}, {-1, 3});
+  m.int_constant("ends", {2}, {-100, 0});
+  m.int_constant("axes", {2}, {0, 1});
+  m.int_constant("steps", {2}, {-1, -2});
   m.node("Slice", {"x", "starts", "ends", "axes", "steps"}, {"y"});
   m.output("y");
-  EXPECT_EQ(import_error(m), "error: test.onnx: node 4 'Slice_4' (Slice): expected positive "
-                             "steps when slicing a runtime value, got a negative step");
+  Tensor y = run(import(m), {{"x", T({2, 5}, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9})}});
+  EXPECT_EQ(y.shape(), Shape({2, 2}));
+  EXPECT_THAT(y.data(), ElementsAre(8, 6, 3, 1));
 }
 
 TEST(Import, MalformedBytes) {

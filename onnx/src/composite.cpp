@@ -3,7 +3,8 @@
 // LogSoftmax, the rest of the Reduce family, CumSum (a matrix product with a triangular
 // constant), Size, CastLike, variadic Sum/Mean/Max/Min, LeakyRelu and PRelu,
 // GreaterOrEqual/LessOrEqual, And/Or/Xor, hyperbolic and inverse hyperbolic functions, Tan,
-// Sign, ThresholdedRelu, Shrink, IsInf, EyeLike, GatherElements with indices known at import.
+// Sign, ThresholdedRelu, Shrink, IsInf, EyeLike, GatherElements with indices known at import
+// (runtime ones: runtime_indices.cpp), TopK (k rounds of selection).
 #include "converters.h"
 
 #include <cmath>
@@ -47,8 +48,15 @@ Value iota(Builder& b, int64_t n, int64_t axis, int64_t rank, DType dtype) {
   return b.constant(Shape(dims), std::move(v), dtype);
 }
 
-// The index of the first (or last) maximum of `x` along `axis`, kept as extent 1, in x's dtype.
+// `x` in a dtype that holds every index along any dim exactly: f32 for bf16 (whose 8-bit
+// mantissa stops at 256) and i32; f32 as it is.
+Value index_exact(Builder& b, Value x) {
+  return b.type(x).dtype == DType::F32 ? x : b.typecast(x, DType::F32);
+}
+
+// The index of the first (or last) maximum of `x` along `axis`, kept as extent 1, in f32.
 Value arg_max_kept(Builder& b, Value x, int64_t axis, bool last) {
+  x = index_exact(b, x);
   TensorType t = b.type(x);
   int64_t n = t.shape[axis];
   Value hit = b.equal(x, b.max(x, keep({axis})));
@@ -89,15 +97,60 @@ void convert_arg_extreme(NodeContext& c) {
   Value in = c.node().op_type() == "ArgMin" ? b.neg(x) : x;
   Value idx = arg_max_kept(b, in, axis, last);
   idx = finish(b, idx, {axis}, c.attr_int("keepdims", 1) != 0);
-  c.set_output(0, t.dtype == DType::I32 ? idx : b.typecast(idx, DType::I32));
+  c.set_output(0, b.typecast(idx, DType::I32));
+}
+
+void convert_top_k(NodeContext& c) {
+  // k rounds of selection along the axis: the largest value not yet taken and the first index
+  // holding it (ONNX orders equal values by index), which is then masked out. The smallest k
+  // are the largest of the negation. Values and indices come out sorted (as sorted=1 asks;
+  // sorted=0 allows any order).
+  Builder& b = c.builder();
+  Value x = c.operand(0);
+  TensorType t = b.type(x);
+  int64_t rank = t.shape.rank();
+  if (rank < 1) c.fail("expected an input of rank >= 1, got a scalar");
+  int64_t axis = axis_attr(c, rank, -1);
+  const HostTensor& kt = c.input_data(1, "K");
+  if (kt.numel() != 1) c.fail(fmt::format("expected a one-element 'K', got {}", kt.numel()));
+  auto k = static_cast<int64_t>(kt.values[0]);
+  const int64_t n = t.shape[axis];
+  if (k < 0 || k > n)
+    c.fail(fmt::format("expected 'K' in [0, {}] (the axis' extent), got {}", n, k));
+  if (k == 0) c.fail("expected a positive 'K' (an empty result has no graph value)");
+  bool largest = c.attr_int("largest", 1) != 0;
+  Value v = index_exact(b, largest ? x : b.neg(x));
+  auto f = [&](double s) { return b.scalar(s, DType::F32); };
+  Value idx = iota(b, n, axis, rank, DType::F32);
+  Value lowest = f(-std::numeric_limits<float>::infinity());
+  std::vector<Value> values, indices;
+  std::optional<Value> taken;
+  for (int64_t r = 0; r < k; ++r) {
+    Value avail = taken ? b.where(*taken, lowest, v) : v;
+    Value m = b.max(avail, keep({axis}));
+    Value hit = b.equal(avail, m);
+    if (taken) hit = b.multiply(hit, b.subtract(f(1), *taken));
+    Value first = min_over(b, b.where(hit, idx, f(static_cast<double>(n))), {axis});
+    Value pick = b.equal(idx, first);
+    taken = taken ? b.add(*taken, pick) : pick;
+    values.push_back(m);
+    indices.push_back(first);
+  }
+  Value vals = values.size() == 1 ? values[0] : b.concat(values, axis);
+  if (!largest) vals = b.neg(vals);
+  if (b.type(vals).dtype != t.dtype) vals = b.typecast(vals, t.dtype);
+  c.set_output(0, vals);
+  c.set_output(1,
+               b.typecast(indices.size() == 1 ? indices[0] : b.concat(indices, axis), DType::I32));
 }
 
 void convert_hardmax(NodeContext& c) {
   Builder& b = c.builder();
   auto [in, axis] = softmax_operand(c);
   TensorType it = b.type(in);
-  Value one_hot = b.equal(iota(b, it.shape[axis], axis, it.shape.rank(), it.dtype),
+  Value one_hot = b.equal(iota(b, it.shape[axis], axis, it.shape.rank(), DType::F32),
                           arg_max_kept(b, in, axis, false));
+  if (it.dtype != DType::F32) one_hot = b.typecast(one_hot, it.dtype);
   c.set_output(0, shaped_as_input(c, one_hot));
 }
 
@@ -305,6 +358,10 @@ void convert_gather_elements(NodeContext& c) {
   // out[i..] = data[i.. with the axis coordinate replaced by indices[i..]]: with the indices
   // known, each output element's flat position in data is known, so it is one take from the
   // flattened data.
+  if (!c.input(1).data) {
+    gather_elements_runtime(c);
+    return;
+  }
   Builder& b = c.builder();
   Value data = c.operand(0);
   Shape s = b.type(data).shape;

@@ -125,6 +125,7 @@ constexpr std::pair<std::string_view, Converter> kConverters[] = {
     {"ReduceProd", convert_reduce_composite},
     {"ArgMax", convert_arg_extreme},
     {"ArgMin", convert_arg_extreme},
+    {"TopK", convert_top_k},
     {"Hardmax", convert_hardmax},
     {"LogSoftmax", convert_log_softmax},
     {"CumSum", convert_cumsum},

@@ -86,6 +86,7 @@ void convert_compare(NodeContext& c);
 void convert_where(NodeContext& c);
 // composite.cpp
 void convert_arg_extreme(NodeContext& c);
+void convert_top_k(NodeContext& c);
 void convert_hardmax(NodeContext& c);
 void convert_log_softmax(NodeContext& c);
 void convert_reduce_composite(NodeContext& c);
@@ -111,6 +112,9 @@ void convert_one_hot(NodeContext& c);
 void convert_conv_transpose(NodeContext& c);
 void convert_instance_norm(NodeContext& c);
 void convert_gather_elements(NodeContext& c);
+// runtime_indices.cpp: the runtime-indices forms of GatherElements and ScatterElements.
+void gather_elements_runtime(NodeContext& c);
+void scatter_elements_runtime(NodeContext& c);
 // losses.cpp
 void convert_nll_loss(NodeContext& c);
 void convert_softmax_cross_entropy(NodeContext& c);

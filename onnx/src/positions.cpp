@@ -2,7 +2,8 @@
 // known at import time (indices, conditions, repeats and depths given as data): ScatterElements
 // and ScatterND (reduction none or add), GatherND, Compress, Tile, DepthToSpace, SpaceToDepth,
 // OneHot. Each becomes one `take` from its inputs laid end to end, at constant positions;
-// scatters with reduction add also add a constant 0/1 matrix times the updates.
+// scatters with reduction add also add a constant 0/1 matrix times the updates. A
+// ScatterElements whose indices are a runtime value goes to runtime_indices.cpp.
 #include "converters.h"
 
 #include <fmt/format.h>
@@ -89,6 +90,10 @@ void scatter(NodeContext& c, const std::vector<int64_t>& target) {
 } // namespace
 
 void convert_scatter_elements(NodeContext& c) {
+  if (!c.input(1).data) {
+    scatter_elements_runtime(c);
+    return;
+  }
   Shape s = c.input_shape(0);
   const HostTensor& ind = c.input_data(1, "indices");
   int64_t rank = s.rank();

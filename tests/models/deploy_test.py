@@ -6,8 +6,8 @@ usage: deploy_test.py TILESAT WORK_DIR [DEPLOY_API]
 For each model (an MLP, a small CNN with convolution, batch normalization and pooling, a 1-D
 CNN over a waveform, a small transformer encoder layer, a decoder with a transposed
 convolution, nearest and bilinear resizes and log-softmax, a bidirectional two-layer LSTM and a
-GRU, each with a linear head, and a quantization-aware CNN exported as
-QuantizeLinear/DequantizeLinear pairs), exports it from torch with its weights (ONNX initializers), then
+GRU, each with a linear head, a quantization-aware CNN exported as
+QuantizeLinear/DequantizeLinear pairs, and a mixture of experts with a top-2 router), exports it from torch with its weights (ONNX initializers), then
   tilesat opt M.onnx --device wormhole_b0 -o M.tsprog      (weights stored in the program)
   tilesat run M.tsprog --input NAME=X.npy --output-dir OUT  (only the model's real input)
 and compares OUT/<output name>.npy with torch's output: normwise relative error at most 1e-5
@@ -78,6 +78,26 @@ class AudioCnn(nn.Module):
         return self.fc(torch.relu(self.depthwise(x)).mean(2))
 
 
+class MixtureOfExperts(nn.Module):
+    """A router picking each token's top two of eight experts (TopK), their weights scattered
+    by the picked indices (ScatterElements on runtime indices), and the experts as batched
+    products (Einsum)."""
+
+    def __init__(self, dim=32, experts=8, hidden=64):
+        super().__init__()
+        self.gate = nn.Linear(dim, experts, bias=False)
+        self.w1 = nn.Parameter(torch.randn(experts, dim, hidden) * 0.2)
+        self.w2 = nn.Parameter(torch.randn(experts, hidden, dim) * 0.2)
+
+    def forward(self, x):
+        logits = self.gate(x)
+        top, idx = torch.topk(logits, 2, dim=-1)
+        weights = torch.zeros_like(logits).scatter(-1, idx, torch.softmax(top, -1))
+        h = torch.einsum("td,edh->teh", x, self.w1).relu()
+        y = torch.einsum("teh,ehd->ted", h, self.w2)
+        return (y * weights.unsqueeze(-1)).sum(1)
+
+
 class Recurrent(nn.Module):
     """A recurrence's full output sequence (ONNX LSTM / GRU, unrolled by the importer) and a
     linear head over it."""
@@ -139,6 +159,7 @@ def models():
         "gru": (Recurrent(nn.GRU, input_size=16, hidden_size=24), [10, 2, 16]),
         "qdq": (QuantizedCnn(), [2, 3, 16, 16]),
         "audio": (AudioCnn(), [2, 1, 400]),
+        "moe": (MixtureOfExperts(), [16, 32]),
     }
 
 

@@ -1,6 +1,7 @@
-// conv.cpp: Conv (1-D and 2-D; a BatchNormalization that alone reads it is folded into its
-// weights), BatchNormalization, MaxPool and AveragePool (1-D and 2-D). A 1-D window is the 2-D
-// one with a height of 1: the input [N, C, L] is read as [N, C, 1, L], the result reshaped back.
+// conv.cpp: Conv (1-D, 2-D and 3-D; a BatchNormalization that alone reads it is folded into
+// its weights), BatchNormalization, MaxPool and AveragePool (1-D, 2-D and 3-D). A 1-D window
+// is the 2-D one with a height of 1: the input [N, C, L] is read as [N, C, 1, L], the result
+// reshaped back; a 3-D one is built from 2-D ones (volume.cpp).
 #include "converters.h"
 
 #include <cmath>
@@ -11,49 +12,37 @@ namespace tilesat::onnx {
 
 namespace {
 
-struct Window2d {
-  std::vector<int64_t> kernel, stride, padding, dilation;
-};
-
-// Kernel, strides, pads ([top, left, bottom, right], as ONNX orders them) and dilations,
-// with auto_pad resolved against the input's spatial dims. `x` is the input as 2-D (a 1-D
-// input lifted to a height of 1); a 1-D node's attributes (one kernel dim, stride and dilation,
-// two pads) are lifted the same way.
-Window2d window_of(NodeContext& c, const Shape& x, std::vector<int64_t> kernel, bool one_d) {
-  Window2d w;
+// Kernel, strides, dilations and pads per spatial dim, with auto_pad resolved against the
+// input's spatial extents `in` (one per spatial dim; the node's attributes must have as many).
+ConvWindow window_of(NodeContext& c, const std::vector<int64_t>& in, std::vector<int64_t> kernel) {
+  const size_t n = in.size();
+  ConvWindow w;
   w.kernel = std::move(kernel);
-  const std::vector<int64_t> ones(one_d ? 1 : 2, 1);
-  w.stride = c.attr_ints("strides", ones);
-  w.dilation = c.attr_ints("dilations", ones);
-  w.padding = c.attr_ints("pads", std::vector<int64_t>(one_d ? 2 : 4, 0));
-  if (one_d) {
-    if (w.kernel.size() != 1 || w.stride.size() != 1 || w.dilation.size() != 1 ||
-        w.padding.size() != 2)
-      c.fail("expected a 1-D window (1 kernel dim, stride and dilation, 2 pads)");
-    w.kernel.insert(w.kernel.begin(), 1);
-    w.stride.insert(w.stride.begin(), 1);
-    w.dilation.insert(w.dilation.begin(), 1);
-    w.padding = {0, w.padding[0], 0, w.padding[1]};
-  }
-  if (w.kernel.size() != 2 || w.stride.size() != 2 || w.dilation.size() != 2 ||
-      w.padding.size() != 4) {
-    c.fail("expected a 2-D window (2 kernel dims, strides and dilations, 4 pads)");
-  }
+  w.stride = c.attr_ints("strides", std::vector<int64_t>(n, 1));
+  w.dilation = c.attr_ints("dilations", std::vector<int64_t>(n, 1));
+  std::vector<int64_t> pads = c.attr_ints("pads", std::vector<int64_t>(2 * n, 0));
+  if (w.kernel.size() != n || w.stride.size() != n || w.dilation.size() != n ||
+      pads.size() != 2 * n)
+    c.fail(fmt::format("expected a {}-D window ({} kernel dims, strides and dilations, {} pads)", n,
+                       n, 2 * n));
   for (int64_t v : w.stride) {
     if (v < 1) c.fail(fmt::format("expected positive strides, got {}", v));
   }
+  w.pad_begin.assign(pads.begin(), pads.begin() + static_cast<std::ptrdiff_t>(n));
+  w.pad_end.assign(pads.begin() + static_cast<std::ptrdiff_t>(n), pads.end());
   std::string auto_pad = c.attr_string("auto_pad", "NOTSET");
   if (auto_pad == "VALID") {
-    w.padding = {0, 0, 0, 0};
+    w.pad_begin.assign(n, 0);
+    w.pad_end.assign(n, 0);
   } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-    for (size_t d = 0; d < 2; ++d) {
-      int64_t in = x[static_cast<int64_t>(d) + 2], s = w.stride[d];
-      int64_t out = (in + s - 1) / s;
+    for (size_t d = 0; d < n; ++d) {
+      int64_t s = w.stride[d];
+      int64_t out = (in[d] + s - 1) / s;
       int64_t total =
-          std::max<int64_t>(0, (out - 1) * s + (w.kernel[d] - 1) * w.dilation[d] + 1 - in);
+          std::max<int64_t>(0, (out - 1) * s + (w.kernel[d] - 1) * w.dilation[d] + 1 - in[d]);
       int64_t small = total / 2;
-      w.padding[d] = auto_pad == "SAME_UPPER" ? small : total - small;
-      w.padding[d + 2] = total - w.padding[d];
+      w.pad_begin[d] = auto_pad == "SAME_UPPER" ? small : total - small;
+      w.pad_end[d] = total - w.pad_begin[d];
     }
   } else if (auto_pad != "NOTSET") {
     c.fail(fmt::format("unsupported 'auto_pad' \"{}\"", auto_pad));
@@ -61,21 +50,30 @@ Window2d window_of(NodeContext& c, const Shape& x, std::vector<int64_t> kernel, 
   return w;
 }
 
-// The input's shape as 2-D: rank 4 as it is, rank 3 (1-D) with a height of 1 inserted.
-Shape as_2d(NodeContext& c, const Shape& x) {
-  if (x.rank() == 3) return Shape{x[0], x[1], 1, x[2]};
-  if (x.rank() != 4) {
-    c.fail(fmt::format("expected a 1-D or 2-D (rank 3 or 4, NCL or NCHW) input, got rank {} (3-D "
-                       "is not supported)",
+// The spatial extents of input 0 (rank 3, 4 or 5: 1-, 2- or 3-D).
+std::vector<int64_t> spatial_extents(NodeContext& c) {
+  Shape x = c.input_shape(0);
+  if (x.rank() < 3 || x.rank() > 5)
+    c.fail(fmt::format("expected a 1-D, 2-D or 3-D (rank 3, 4 or 5: NCL, NCHW, NCDHW) input, got "
+                       "rank {}",
                        x.rank()));
-  }
-  return x;
+  return {x.dims().begin() + 2, x.dims().end()};
 }
 
-// Input 0 as 2-D, and a 2-D result back as the input's rank.
-Value lifted_input(NodeContext& c, const Shape& x4) {
+// A 1-D window lifted to 2-D (a height of 1); a 2-D one as it is.
+ConvWindow as_2d(ConvWindow w) {
+  if (w.kernel.size() == 1) {
+    for (std::vector<int64_t>* v : {&w.kernel, &w.stride, &w.dilation}) v->insert(v->begin(), 1);
+    for (std::vector<int64_t>* v : {&w.pad_begin, &w.pad_end}) v->insert(v->begin(), 0);
+  }
+  return w;
+}
+
+// Input 0 as 2-D (a 1-D one with a height of 1), and a 2-D result back as the input's rank.
+Value lifted_input(NodeContext& c) {
   Value in = c.operand(0);
-  return c.input_shape(0).rank() == 3 ? c.builder().reshape(in, x4.dims()) : in;
+  Shape x = c.input_shape(0);
+  return x.rank() == 3 ? c.builder().reshape(in, {x[0], x[1], 1, x[2]}) : in;
 }
 Value lowered_result(NodeContext& c, Value y) {
   if (c.input_shape(0).rank() != 3) return y;
@@ -130,56 +128,64 @@ bn_affine(const HostTensor& scale, const HostTensor& bias, const HostTensor& mea
 
 void convert_conv(NodeContext& c) {
   Builder& b = c.builder();
-  const bool one_d = c.input_shape(0).rank() == 3;
-  Shape x = as_2d(c, c.input_shape(0));
+  std::vector<int64_t> in = spatial_extents(c);
+  const auto n = static_cast<int64_t>(in.size());
   Shape w = c.input_shape(1);
-  if (w.rank() != c.input_shape(0).rank())
-    c.fail(
-        fmt::format("expected a rank-{} weight, got rank {}", c.input_shape(0).rank(), w.rank()));
-  if (one_d) w = Shape{w[0], w[1], 1, w[2]};
-  std::vector<int64_t> spatial =
-      one_d ? std::vector<int64_t>{w[3]} : std::vector<int64_t>{w[2], w[3]};
-  Window2d win = window_of(c, x, c.attr_ints("kernel_shape", spatial), one_d);
-  if (win.kernel != std::vector<int64_t>{w[2], w[3]}) {
-    c.fail("expected 'kernel_shape' to match the weight's spatial dims");
-  }
-  Conv2dOptions o{win.stride, win.padding, win.dilation, c.attr_int("group", 1), ""};
-  Value in = lifted_input(c, x);
-  DType d = b.type(in).dtype;
-  if (const ::onnx::NodeProto* bn = foldable_batch_norm(c)) {
+  if (w.rank() != n + 2)
+    c.fail(fmt::format("expected a rank-{} weight, got rank {}", n + 2, w.rank()));
+  std::vector<int64_t> spatial(w.dims().begin() + 2, w.dims().end());
+  ConvWindow win = window_of(c, in, c.attr_ints("kernel_shape", spatial));
+  if (win.kernel != spatial) c.fail("expected 'kernel_shape' to match the weight's spatial dims");
+  int64_t groups = c.attr_int("group", 1);
+  DType d = c.input_type(0).dtype;
+  // The weight and bias, with a BatchNormalization that alone reads the conv folded in.
+  Value weight, bias;
+  bool has_bias = c.has_input(2);
+  const ::onnx::NodeProto* bn = foldable_batch_norm(c);
+  if (bn) {
     Importer& im = c.importer();
     auto [scale, shift] = bn_affine(*im.value(bn->input(1)).data, *im.value(bn->input(2)).data,
                                     *im.value(bn->input(3)).data, *im.value(bn->input(4)).data,
                                     std::stod(fmt::format("{}", bn_epsilon(*bn))), w[0]);
-    Tensor weight(TensorType{d, w, {}}, to_tensor(*c.input(1).data, d).data());
+    Tensor folded = to_tensor(*c.input(1).data, d);
     int64_t per_out = w.numel() / std::max<int64_t>(w[0], 1);
-    for (int64_t i = 0; i < weight.numel(); ++i) {
-      weight[i] = static_cast<float>(weight[i] * scale[static_cast<size_t>(i / per_out)]);
+    for (int64_t i = 0; i < folded.numel(); ++i) {
+      folded[i] = static_cast<float>(folded[i] * scale[static_cast<size_t>(i / per_out)]);
     }
-    Tensor bias(TensorType{d, Shape{w[0]}, {}});
+    Tensor folded_bias(TensorType{d, Shape{w[0]}, {}});
     for (int64_t o2 = 0; o2 < w[0]; ++o2) {
-      double conv_bias = c.has_input(2) ? c.input(2).data->values.at(static_cast<size_t>(o2)) : 0;
+      double conv_bias = has_bias ? c.input(2).data->values.at(static_cast<size_t>(o2)) : 0;
       auto k = static_cast<size_t>(o2);
-      bias[o2] = static_cast<float>(conv_bias * scale[k] + shift[k]);
+      folded_bias[o2] = static_cast<float>(conv_bias * scale[k] + shift[k]);
     }
-    weight.round_to_dtype();
-    bias.round_to_dtype();
+    folded.round_to_dtype();
+    folded_bias.round_to_dtype();
     std::string base = c.node().input(1);
-    Value wv = im.add_weight(base + ".bn_folded", std::move(weight));
-    Value bv = im.add_weight(base + ".bn_folded_bias", std::move(bias));
-    Value y = lowered_result(c, b.conv2d(in, wv, bv, o));
-    c.set_output(0, y);
+    weight = im.add_weight(base + ".bn_folded", std::move(folded));
+    bias = im.add_weight(base + ".bn_folded_bias", std::move(folded_bias));
+    has_bias = true;
+  } else {
+    weight = operand_like(c, 1, d, false);
+    if (has_bias) bias = operand_like(c, 2, d, false);
+  }
+  Value y;
+  if (n == 3) {
+    y = conv3d_as_2d(b, c.operand(0), weight, has_bias ? &bias : nullptr, win, groups);
+  } else {
+    ConvWindow w2 = as_2d(win);
+    if (n == 1) weight = b.reshape(weight, {w[0], w[1], 1, w[2]});
+    Conv2dOptions o{w2.stride, w2.padding_2d(), w2.dilation, groups, ""};
+    Value x = lifted_input(c);
+    y = lowered_result(c, has_bias ? b.conv2d(x, weight, bias, o) : b.conv2d(x, weight, o));
+  }
+  c.set_output(0, y);
+  if (bn) {
+    Importer& im = c.importer();
     im.absorb(bn);
     OnnxValue out;
     out.node = y.id;
     im.define(bn->output(0), std::move(out));
-    return;
   }
-  Value weight = operand_like(c, 1, d, false);
-  if (one_d) weight = b.reshape(weight, w.dims());
-  Value y = c.has_input(2) ? b.conv2d(in, weight, operand_like(c, 2, d, false), o)
-                           : b.conv2d(in, weight, o);
-  c.set_output(0, lowered_result(c, y));
 }
 
 void convert_batch_norm(NodeContext& c) {
@@ -232,19 +238,30 @@ void convert_pool(NodeContext& c) {
   Builder& b = c.builder();
   bool is_max = c.node().op_type() == "MaxPool";
   if (is_max && c.wants_output(1)) c.fail("expected no Indices output, got one");
-  Shape x = as_2d(c, c.input_shape(0));
+  std::vector<int64_t> in = spatial_extents(c);
   if (!c.has_attr("kernel_shape")) c.fail("expected 'kernel_shape', got none");
-  Window2d win = window_of(c, x, c.attr_ints("kernel_shape", {}), c.input_shape(0).rank() == 3);
-  Pool2dOptions o;
-  o.stride = win.stride;
-  o.padding = win.padding;
-  o.dilation = win.dilation;
-  o.ceil_mode = c.attr_int("ceil_mode", 0) != 0;
-  o.count_include_pad = !is_max && c.attr_int("count_include_pad", 0) != 0;
+  ConvWindow win = window_of(c, in, c.attr_ints("kernel_shape", {}));
+  bool ceil_mode = c.attr_int("ceil_mode", 0) != 0;
+  bool count_include_pad = !is_max && c.attr_int("count_include_pad", 0) != 0;
   if (is_max && c.attr_int("storage_order", 0) != 0) c.fail("expected 'storage_order' 0");
-  Value in = lifted_input(c, x);
-  c.set_output(0, lowered_result(c, is_max ? b.max_pool2d(in, win.kernel, o)
-                                           : b.avg_pool2d(in, win.kernel, o)));
+  if (in.size() == 3) {
+    if (!is_max && ceil_mode) c.fail("expected 'ceil_mode' 0 for a 3-D AveragePool");
+    c.set_output(0, pool3d_as_2d(b, c.operand(0), win, is_max, ceil_mode, count_include_pad));
+    return;
+  }
+  c.set_output(0, lowered_result(c, pool2d(b, lifted_input(c), as_2d(win), is_max, ceil_mode,
+                                           count_include_pad)));
+}
+
+Value pool2d(Builder& b, Value x, const ConvWindow& w, bool is_max, bool ceil_mode,
+             bool count_include_pad) {
+  Pool2dOptions o;
+  o.stride = w.stride;
+  o.padding = w.padding_2d();
+  o.dilation = w.dilation;
+  o.ceil_mode = ceil_mode;
+  o.count_include_pad = count_include_pad;
+  return is_max ? b.max_pool2d(x, w.kernel, o) : b.avg_pool2d(x, w.kernel, o);
 }
 
 } // namespace tilesat::onnx

@@ -77,6 +77,26 @@ void convert_round(NodeContext& c);
 void convert_quantize_linear(NodeContext& c);
 void convert_dequantize_linear(NodeContext& c);
 void convert_dynamic_quantize_linear(NodeContext& c);
+/// A convolution or pooling window over n spatial dims (ONNX's attributes, auto_pad resolved).
+struct ConvWindow {
+  std::vector<int64_t> kernel, stride, dilation, pad_begin, pad_end;
+  /// A 2-D window's pads as the graph's conv2d and pools take them: [top, left, bottom, right].
+  std::vector<int64_t> padding_2d() const {
+    return {pad_begin.at(0), pad_begin.at(1), pad_end.at(0), pad_end.at(1)};
+  }
+};
+/// A 2-D MaxPool or AveragePool of NCHW `x` over window `w` (conv.cpp).
+Value pool2d(Builder& b, Value x, const ConvWindow& w, bool is_max, bool ceil_mode,
+             bool count_include_pad);
+// volume.cpp: 3-D windows built from 2-D ones (the frames folded into the batch).
+/// Conv over [N, C, D, H, W] with weight [O, C / groups, KD, KH, KW]: per depth tap a conv2d
+/// of the frames it reads, summed.
+Value conv3d_as_2d(Builder& b, Value x, Value weight, const Value* bias, const ConvWindow& w,
+                   int64_t groups);
+/// MaxPool or AveragePool over [N, C, D, H, W]: a 2-D pool of every frame, then the max or
+/// mean over each depth window.
+Value pool3d_as_2d(Builder& b, Value x, const ConvWindow& w, bool is_max, bool ceil_mode,
+                   bool count_include_pad);
 // conv.cpp
 void convert_conv(NodeContext& c);
 void convert_batch_norm(NodeContext& c);

@@ -7,7 +7,8 @@ For each model (an MLP, a small CNN with convolution, batch normalization and po
 CNN over a waveform, a small transformer encoder layer, a decoder with a transposed
 convolution, nearest and bilinear resizes and log-softmax, a bidirectional two-layer LSTM and a
 GRU, each with a linear head, a quantization-aware CNN exported as
-QuantizeLinear/DequantizeLinear pairs, and a mixture of experts with a top-2 router), exports it from torch with its weights (ONNX initializers), then
+QuantizeLinear/DequantizeLinear pairs, a mixture of experts with a top-2 router, and a 3-D
+CNN over video frames), exports it from torch with its weights (ONNX initializers), then
   tilesat opt M.onnx --device wormhole_b0 -o M.tsprog      (weights stored in the program)
   tilesat run M.tsprog --input NAME=X.npy --output-dir OUT  (only the model's real input)
 and compares OUT/<output name>.npy with torch's output: normwise relative error at most 1e-5
@@ -76,6 +77,26 @@ class AudioCnn(nn.Module):
         x = nn.functional.max_pool1d(torch.relu(self.bn(self.conv1(x))), 2)
         x = nn.functional.avg_pool1d(torch.relu(self.conv2(x)), 3, stride=2)
         return self.fc(torch.relu(self.depthwise(x)).mean(2))
+
+
+class VideoCnn(nn.Module):
+    """3-D convolutions over frames (a (1, 3, 3) spatial and a (3, 1, 1) temporal one, as
+    R(2+1)D factors them, and a strided 3x3x3), batch normalization, 3-D max and average
+    pooling, and a linear head."""
+
+    def __init__(self):
+        super().__init__()
+        self.spatial = nn.Conv3d(3, 8, (1, 3, 3), padding=(0, 1, 1))
+        self.temporal = nn.Conv3d(8, 8, (3, 1, 1), padding=(1, 0, 0))
+        self.bn = nn.BatchNorm3d(8)
+        self.conv = nn.Conv3d(8, 16, 3, stride=2, padding=1)
+        self.fc = nn.Linear(16, 5)
+
+    def forward(self, x):
+        x = torch.relu(self.bn(self.temporal(torch.relu(self.spatial(x)))))
+        x = nn.functional.max_pool3d(x, (1, 2, 2))
+        x = nn.functional.avg_pool3d(torch.relu(self.conv(x)), 2, padding=1)
+        return self.fc(x.mean((2, 3, 4)))
 
 
 class MixtureOfExperts(nn.Module):
@@ -160,6 +181,7 @@ def models():
         "qdq": (QuantizedCnn(), [2, 3, 16, 16]),
         "audio": (AudioCnn(), [2, 1, 400]),
         "moe": (MixtureOfExperts(), [16, 32]),
+        "video": (VideoCnn(), [2, 3, 6, 16, 16]),
     }
 
 

@@ -138,8 +138,57 @@ TEST(Conv, OneDimensionalWindowAttributesMustBeOneDimensional) {
   ::onnx::NodeProto* n = m.node("Conv", {"x", "w"}, {"y"});
   OnnxModel::attr(n, "strides", std::vector<int64_t>{1, 1});
   m.output("y", std::vector<int64_t>{1, 1, 5});
-  EXPECT_THAT(import_error(m),
-              ::testing::HasSubstr("expected a 1-D window (1 kernel dim, stride and dilation"));
+  EXPECT_THAT(
+      import_error(m),
+      ::testing::HasSubstr("expected a 1-D window (1 kernel dims, strides and dilations, 2 pads)"));
+}
+
+// Frames 1..4, 5..8, 9..12 of one channel, 2x2 each.
+Tensor video() {
+  std::vector<float> v(12);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<float>(i + 1);
+  return T({1, 1, 3, 2, 2}, v);
+}
+
+TEST(Conv, ThreeDimensionalConvSumsItsDepthTaps) {
+  // Depth kernel [1, 10] with one frame of padding before: y_t = x_{t-1} + 10 x_t + 0.5.
+  OnnxModel m;
+  m.input("x", {1, 1, 3, 2, 2});
+  m.initializer("w", {1, 1, 2, 1, 1}, {1, 10});
+  m.initializer("b", {1}, {0.5f});
+  ::onnx::NodeProto* n = m.node("Conv", {"x", "w", "b"}, {"y"});
+  OnnxModel::attr(n, "pads", std::vector<int64_t>{1, 0, 0, 0, 0, 0});
+  m.output("y");
+  Tensor y = run(import(m), {{"x", video()}});
+  EXPECT_EQ(y.shape(), Shape({1, 1, 3, 2, 2}));
+  EXPECT_THAT(y.data(), ElementsAre(10.5, 20.5, 30.5, 40.5, 51.5, 62.5, 73.5, 84.5, 95.5, 106.5,
+                                    117.5, 128.5));
+}
+
+TEST(Pool, ThreeDimensionalMaxAndAveragePools) {
+  OnnxModel m;
+  m.input("x", {1, 1, 3, 2, 2});
+  ::onnx::NodeProto* mp = m.node("MaxPool", {"x"}, {"max"});
+  OnnxModel::attr(mp, "kernel_shape", std::vector<int64_t>{2, 2, 2});
+  for (int64_t include : {0, 1}) {
+    // Depth windows of two frames with one frame of padding before.
+    ::onnx::NodeProto* ap = m.node("AveragePool", {"x"}, {include ? "avg_pad" : "avg"});
+    OnnxModel::attr(ap, "kernel_shape", std::vector<int64_t>{2, 1, 1});
+    OnnxModel::attr(ap, "pads", std::vector<int64_t>{1, 0, 0, 0, 0, 0});
+    OnnxModel::attr(ap, "count_include_pad", include);
+  }
+  m.output("max");
+  m.output("avg");
+  m.output("avg_pad");
+  ImportedModel im = import(m);
+  EXPECT_THAT(run(im, {{"x", video()}}, 0).data(), ElementsAre(8, 12));
+  // Pixel (0, 0) is 1, 5, 9 over the frames: the first window holds only frame 0.
+  Tensor avg = run(im, {{"x", video()}}, 1);
+  EXPECT_EQ(avg.shape(), Shape({1, 1, 3, 2, 2}));
+  EXPECT_THAT(avg.data()[0], 1);
+  EXPECT_THAT(avg.data()[4], 3);
+  EXPECT_THAT(avg.data()[8], 7);
+  EXPECT_THAT(run(im, {{"x", video()}}, 2).data()[0], 0.5);
 }
 
 TEST(Lrn, SumsSquaresOverNeighbouringChannels) {

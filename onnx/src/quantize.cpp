@@ -201,9 +201,10 @@ void convert_quantize_linear(NodeContext& c) {
       }))
     return;
   Builder& b = c.builder();
+  // In f32 whatever x's dtype: bf16 holds integers exactly only up to 256.
   Value x = c.operand(0);
-  if (b.type(x).dtype == DType::I32) x = b.typecast(x, DType::F32);
-  DType d = b.type(x).dtype;
+  if (b.type(x).dtype != DType::F32) x = b.typecast(x, DType::F32);
+  DType d = DType::F32;
   Shape xs = b.type(x).shape;
   Value q = round_graph(b, b.divide(x, param_operand(c, 1, d, xs, "y_scale")));
   if (c.has_input(2)) q = b.add(q, param_operand(c, 2, d, xs, "y_zero_point"));
@@ -233,8 +234,9 @@ void convert_dynamic_quantize_linear(NodeContext& c) {
   // saturate(round(-min / scale)), y = saturate(round(x / scale) + zero point).
   Builder& b = c.builder();
   Value x = c.operand(0);
+  if (b.type(x).dtype == DType::I32) c.fail("expected a floating-point input");
+  if (b.type(x).dtype != DType::F32) x = b.typecast(x, DType::F32);
   TensorType t = b.type(x);
-  if (t.dtype == DType::I32) c.fail("expected a floating-point input");
   std::vector<int64_t> all;
   for (int64_t d = 0; d < t.shape.rank(); ++d) all.push_back(d);
   auto k = [&](double v) { return b.scalar(v, t.dtype); };

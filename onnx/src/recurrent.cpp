@@ -110,8 +110,6 @@ Recurrence read_recurrence(NodeContext& c, Cell cell) {
     r.clip = c.attr_float("clip", 0);
     if (!(*r.clip > 0)) c.fail(fmt::format("expected a positive 'clip', got {}", *r.clip));
   }
-  if (cell == Cell::Lstm && c.attr_int("input_forget", 0) != 0 && c.has_input(7))
-    c.fail("'input_forget' with peepholes (P) is not supported");
   // activations: f, g, h (LSTM), f, g (GRU) or f (RNN) per direction.
   const std::vector<std::string_view> defaults =
       cell == Cell::Lstm  ? std::vector<std::string_view>{"Sigmoid", "Tanh", "Tanh"}
@@ -296,16 +294,20 @@ private:
       return {b_.add(b_.multiply(b_.subtract(one, z), candidate), b_.multiply(z, h)), cell};
     }
     case Cell::Lstm: {
-      // Gates i, o, f, c; peepholes P = [p_i, p_o, p_f] read the cell state.
+      // Gates i, o, f, c; peepholes P = [p_i, p_o, p_f] read the cell state. With input_forget
+      // the forget gate is 1 - i, and p_f goes unread.
       Value g = b_.add(xt, recurrent(wt, h, 0, 4 * hid));
-      Value i = cols(g, 0), o = cols(g, 1), f = cols(g, 2), cand = cols(g, 3);
-      if (wt.p) {
-        i = b_.add(i, b_.multiply(range(*wt.p, 0, hid), cell));
-        f = b_.add(f, b_.multiply(range(*wt.p, 2 * hid, 3 * hid), cell));
-      }
+      Value i = cols(g, 0), o = cols(g, 1), cand = cols(g, 3);
+      if (wt.p) i = b_.add(i, b_.multiply(range(*wt.p, 0, hid), cell));
       i = act(dir, 0, i);
-      f = c_.attr_int("input_forget", 0) != 0 ? b_.subtract(b_.scalar(1, dtype_), i)
-                                              : act(dir, 0, f);
+      Value f = i;
+      if (c_.attr_int("input_forget", 0) != 0) {
+        f = b_.subtract(b_.scalar(1, dtype_), i);
+      } else {
+        f = cols(g, 2);
+        if (wt.p) f = b_.add(f, b_.multiply(range(*wt.p, 2 * hid, 3 * hid), cell));
+        f = act(dir, 0, f);
+      }
       Value next_c = b_.add(b_.multiply(f, cell), b_.multiply(i, act(dir, 1, cand)));
       if (wt.p) o = b_.add(o, b_.multiply(range(*wt.p, hid, 2 * hid), next_c));
       o = act(dir, 0, o);

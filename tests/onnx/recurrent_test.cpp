@@ -91,6 +91,30 @@ TEST(Lstm, ClipInputForgetAndTheCellOutput) {
   EXPECT_EQ(count_ops(im.graph, OpKind::Matmul), 2u);
 }
 
+TEST(Lstm, InputForgetWithPeepholesLeavesTheForgetPeepholeUnread) {
+  // One step, one unit, c0 = 2, P = [p_i, p_o, p_f] = [1, 0.5, 100]: i = sigmoid(2 + 1 * 2),
+  // f = 1 - i (p_f unread), the cell c = 2 f + i tanh(0.25), o = sigmoid(-1 + 0.5 c).
+  OnnxModel m;
+  m.input("x", {1, 1, 1});
+  m.initializer("w", {1, 4, 1}, {2, -1, 7, 0.25});
+  m.initializer("r", {1, 4, 1}, {0, 0, 0, 0});
+  m.initializer("h0", {1, 1, 1}, {0});
+  m.initializer("c0", {1, 1, 1}, {2});
+  m.initializer("p", {1, 3}, {1, 0.5, 100});
+  ::onnx::NodeProto* n =
+      m.node("LSTM", {"x", "w", "r", "", "", "h0", "c0", "p"}, {"y", "y_h", "y_c"});
+  OnnxModel::attr(n, "input_forget", int64_t{1});
+  m.output("y");
+  m.output("y_h");
+  m.output("y_c");
+  ImportedModel im = import(m);
+  Tensor x = T({1, 1, 1}, {1});
+  float i = sigmoid(4.0f), c = (1 - i) * 2 + i * std::tanh(0.25f), o = sigmoid(-1 + 0.5f * c);
+  EXPECT_THAT(run(im, {{"x", x}}, 2).data(), Pointwise(FloatNear(1e-6), std::vector<float>{c}));
+  EXPECT_THAT(run(im, {{"x", x}}, 1).data(),
+              Pointwise(FloatNear(1e-6), std::vector<float>{o * std::tanh(c)}));
+}
+
 TEST(Gru, LinearBeforeResetMovesTheResetGate) {
   // One step, one unit, h0 = 1: z = sigmoid(x wz + h rz), r = sigmoid(x wr + h rr), and the
   // candidate tanh(x wh + r * (h rh + rbh)) with linear_before_reset, else

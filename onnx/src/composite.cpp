@@ -3,6 +3,7 @@
 // LogSoftmax, the rest of the Reduce family, CumSum (a matrix product with a triangular
 // constant), Size, CastLike, variadic Sum/Mean/Max/Min, LeakyRelu and PRelu,
 // GreaterOrEqual/LessOrEqual, And/Or/Xor, hyperbolic and inverse hyperbolic functions, Tan,
+// Atan, Asin, Acos (a series after range reduction),
 // Sign, ThresholdedRelu, Shrink, IsInf, EyeLike, GatherElements with indices known at import
 // (runtime ones: runtime_indices.cpp), TopK (k rounds of selection).
 #include "converters.h"
@@ -292,6 +293,25 @@ void convert_logical(NodeContext& c) {
                                  : b.abs(b.subtract(x, y)));
 }
 
+// atan(x): |x| > 1 folded to pi/2 - atan(1/|x|), the argument halved twice
+// (atan(a) = 2 atan(a / (1 + sqrt(1 + a^2))), so |a| <= tan(pi/16)), then the Taylor series to
+// a^15 (the first term left out is below 1e-13), the sign restored.
+Value atan_graph(Builder& b, Value x) {
+  DType d = b.type(x).dtype;
+  auto k = [&](double v) { return b.scalar(v, d); };
+  Value a = b.abs(x);
+  Value inverted = b.greater(a, k(1));
+  a = b.where(inverted, b.reciprocal(a), a);
+  for (int halving = 0; halving < 2; ++halving)
+    a = b.divide(a, b.add(k(1), b.sqrt(b.add(k(1), b.multiply(a, a)))));
+  Value z = b.multiply(a, a);
+  Value p = k(-1.0 / 15);
+  for (int n = 13; n >= 1; n -= 2) p = b.add(b.multiply(p, z), k((n % 4 == 1 ? 1.0 : -1.0) / n));
+  Value r = b.multiply(k(4), b.multiply(p, a));
+  r = b.where(inverted, b.subtract(k(std::numbers::pi / 2), r), r);
+  return b.where(b.less(x, k(0)), b.neg(r), r);
+}
+
 void convert_math(NodeContext& c) {
   const std::string& type = c.node().op_type();
   Builder& b = c.builder();
@@ -304,6 +324,15 @@ void convert_math(NodeContext& c) {
     y = b.multiply(type == "Sinh" ? b.subtract(e, f) : b.add(e, f), k(0.5));
   } else if (type == "Tan") {
     y = b.divide(b.sin(x), b.cos(x));
+  } else if (type == "Atan") {
+    y = atan_graph(b, x);
+  } else if (type == "Asin" || type == "Acos") {
+    // Half-angle forms, well conditioned up to +-1 (NaN past them): asin(x) =
+    // 2 atan(x / (1 + sqrt((1 - x)(1 + x)))), acos(x) = 2 atan(sqrt((1 - x) / (1 + x))).
+    Value below = b.subtract(k(1), x), above = b.add(k(1), x);
+    Value t = type == "Asin" ? b.divide(x, b.add(k(1), b.sqrt(b.multiply(below, above))))
+                             : b.sqrt(b.divide(below, above));
+    y = b.multiply(k(2), atan_graph(b, t));
   } else if (type == "Asinh") {
     y = b.log(b.add(x, b.sqrt(b.add(b.multiply(x, x), k(1)))));
   } else if (type == "Acosh") {

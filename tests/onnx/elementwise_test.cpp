@@ -183,5 +183,25 @@ TEST(Normalization, LayerNormalization) {
               Pointwise(FloatNear(1e-5), {-1.3416408f, -0.8944272f, 0.4472136f, 2.3416408f}));
 }
 
+TEST(Elementwise, InverseTrigonometricFunctions) {
+  // Built from sqrt, division and a series: exact angles, the ends and far past them.
+  OnnxModel m;
+  m.input("x", {4});
+  m.input("u", {4});
+  m.node("Atan", {"x"}, {"at"});
+  m.node("Asin", {"u"}, {"as"});
+  m.node("Acos", {"u"}, {"ac"});
+  m.output("at");
+  m.output("as");
+  m.output("ac");
+  ImportedModel im = import(m);
+  const float pi = 3.14159265f;
+  std::map<std::string, Tensor> in{{"x", T({4}, {1, -1e30f, 0, 0.5773503f})},
+                                   {"u", T({4}, {1, -1, 0.5f, 0})}};
+  EXPECT_THAT(run(im, in, 0).data(), Pointwise(FloatNear(1e-6), {pi / 4, -pi / 2, 0.0f, pi / 6}));
+  EXPECT_THAT(run(im, in, 1).data(), Pointwise(FloatNear(1e-6), {pi / 2, -pi / 2, pi / 6, 0.0f}));
+  EXPECT_THAT(run(im, in, 2).data(), Pointwise(FloatNear(1e-6), {0.0f, pi, pi / 3, pi / 2}));
+}
+
 } // namespace
 } // namespace tilesat::onnx::testing

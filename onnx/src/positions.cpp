@@ -282,16 +282,12 @@ void convert_one_hot(NodeContext& c) {
   c.set_output(0, take_positions(c, srcs, Shape(out), std::move(pos)));
 }
 
-} // namespace tilesat::onnx
-
-namespace tilesat::onnx {
-
 void convert_conv_transpose(NodeContext& c) {
   // A transposed convolution is a convolution (stride 1, the same dilation) of the input with
   // stride - 1 zeros between its elements and dilation * (kernel - 1) - pad zeros around it,
   // by the kernel flipped in space with its two channel dims swapped per group. The spread
   // input and the flipped kernel are takes at constant positions (the kernel's is one-time
-  // work on weights); 1-D is 2-D with a height of 1.
+  // work on weights); 1-D is 2-D with a height of 1, 3-D a 3-D convolution (volume.cpp).
   Builder& b = c.builder();
   Value x = c.operand(0);
   TensorType xt = b.type(x);
@@ -299,10 +295,8 @@ void convert_conv_transpose(NodeContext& c) {
   Value w = operand_like(c, 1, dt, false);
   Shape ws = b.type(w).shape;
   int64_t rank = xt.shape.rank();
-  if (rank != 3 && rank != 4)
-    c.fail(fmt::format("expected a 1-D or 2-D (rank 3 or 4) input, got rank {} (3-D is not "
-                       "supported)",
-                       rank));
+  if (rank < 3 || rank > 5)
+    c.fail(fmt::format("expected a 1-D, 2-D or 3-D (rank 3, 4 or 5) input, got rank {}", rank));
   int64_t sp = rank - 2; // spatial dims
   if (ws.rank() != rank)
     c.fail(fmt::format("expected a weight of rank {}, got {}", rank, ws.rank()));
@@ -346,56 +340,70 @@ void convert_conv_transpose(NodeContext& c) {
       c.fail(fmt::format("unsupported 'auto_pad' \"{}\"", auto_pad));
     }
   }
-  // As 2-D: [N, C, H, W] with H = 1 for 1-D.
-  std::vector<int64_t> in2 = sp == 1 ? std::vector<int64_t>{1, in_sp[0]} : in_sp;
-  std::vector<int64_t> k2 = sp == 1 ? std::vector<int64_t>{1, k_sp[0]} : k_sp;
-  std::vector<int64_t> s2 = sp == 1 ? std::vector<int64_t>{1, stride[0]} : stride;
-  std::vector<int64_t> d2 = sp == 1 ? std::vector<int64_t>{1, dil[0]} : dil;
-  std::vector<int64_t> lo(2, 0), hi(2, 0), op2(2, 0);
+  // As 2-D or 3-D: [N, C, H, W] with H = 1 for 1-D.
+  const int64_t nd = sp == 1 ? 2 : sp;
+  auto lifted = [&](const std::vector<int64_t>& v, int64_t fill) {
+    std::vector<int64_t> out = v;
+    if (sp == 1) out.insert(out.begin(), fill);
+    return out;
+  };
+  std::vector<int64_t> in2 = lifted(in_sp, 1), k2 = lifted(k_sp, 1), s2 = lifted(stride, 1),
+                       d2 = lifted(dil, 1);
+  std::vector<int64_t> lo(static_cast<size_t>(nd), 0), hi(static_cast<size_t>(nd), 0);
   for (int64_t d = 0; d < sp; ++d) {
-    auto i = static_cast<size_t>(d), j = static_cast<size_t>(d + 2 - sp);
+    auto i = static_cast<size_t>(d), j = static_cast<size_t>(d + nd - sp);
     lo[j] = dil[i] * (k_sp[i] - 1) - pads[i];
     hi[j] = dil[i] * (k_sp[i] - 1) - pads[i + static_cast<size_t>(sp)] + out_pad[i];
   }
-  std::vector<int64_t> spread(2);
-  for (size_t j = 0; j < 2; ++j) {
-    spread[j] = (in2[j] - 1) * s2[j] + 1 + lo[j] + hi[j];
-    if (spread[j] < d2[j] * (k2[j] - 1) + 1) c.fail("expected an output of at least one element");
+  std::vector<int64_t> sdims{n, cin}, kdims{m, cg};
+  for (size_t j = 0; j < static_cast<size_t>(nd); ++j) {
+    sdims.push_back((in2[j] - 1) * s2[j] + 1 + lo[j] + hi[j]);
+    kdims.push_back(k2[j]);
+    if (sdims.back() < d2[j] * (k2[j] - 1) + 1)
+      c.fail("expected an output of at least one element");
   }
-  // The spread input: element (n, c, p, q) is x at ((p - lo) / s, (q - lo) / s) where that is
-  // a whole in-range position, else the zero after x's elements.
-  int64_t x_count = n * cin * in2[0] * in2[1];
-  std::vector<int64_t> sdims{n, cin, spread[0], spread[1]};
+  // The spread input: element (n, c, p...) is x at ((p - lo) / s...) where that is a whole
+  // in-range position, else the zero after x's elements.
+  int64_t x_count = n * cin;
+  for (int64_t e : in2) x_count *= e;
   std::vector<double> pos;
   pos.reserve(static_cast<size_t>(Shape(sdims).numel()));
   for (int64_t e = 0; e < Shape(sdims).numel(); ++e) {
     std::vector<int64_t> o = coord_of(e, sdims);
-    int64_t src = x_count; // the zero
-    int64_t ph = o[2] - lo[0], pw = o[3] - lo[1];
-    if (ph >= 0 && pw >= 0 && ph % s2[0] == 0 && pw % s2[1] == 0 && ph / s2[0] < in2[0] &&
-        pw / s2[1] < in2[1])
-      src = ((o[0] * cin + o[1]) * in2[0] + ph / s2[0]) * in2[1] + pw / s2[1];
+    int64_t src = o[0] * cin + o[1];
+    for (size_t j = 0; j < static_cast<size_t>(nd) && src < x_count; ++j) {
+      int64_t p = o[j + 2] - lo[j];
+      bool inside = p >= 0 && p % s2[j] == 0 && p / s2[j] < in2[j];
+      src = inside ? src * in2[j] + p / s2[j] : x_count; // else the zero
+    }
     pos.push_back(static_cast<double>(src));
   }
   Value srcs[] = {x, b.constant(Shape{1}, {0.0}, dt)};
   Value xs = take_positions(c, srcs, Shape(sdims), std::move(pos));
   // The kernel: out channel g * M/g + mo, in channel ci of group g reads
-  // w[g * C/g + ci, mo, kh - 1 - i, kw - 1 - j].
-  std::vector<int64_t> kdims{m, cg, k2[0], k2[1]};
+  // w[g * C/g + ci, mo, k - 1 - i...], flipped in every spatial dim.
   std::vector<double> kpos;
   for (int64_t e = 0; e < Shape(kdims).numel(); ++e) {
     std::vector<int64_t> o = coord_of(e, kdims);
     int64_t g = o[0] / mg, mo = o[0] % mg;
-    kpos.push_back(static_cast<double>(
-        (((g * cg + o[1]) * mg + mo) * k2[0] + (k2[0] - 1 - o[2])) * k2[1] + (k2[1] - 1 - o[3])));
+    int64_t src = (g * cg + o[1]) * mg + mo;
+    for (size_t j = 0; j < static_cast<size_t>(nd); ++j) src = src * k2[j] + (k2[j] - 1 - o[j + 2]);
+    kpos.push_back(static_cast<double>(src));
   }
   Value ws_src[] = {w};
   Value kernel = take_positions(c, ws_src, Shape(kdims), std::move(kpos));
-  Conv2dOptions o;
-  o.dilation = d2;
-  o.groups = groups;
-  Value y = c.has_input(2) ? b.conv2d(xs, kernel, operand_like(c, 2, dt, false), o)
-                           : b.conv2d(xs, kernel, o);
+  Value bias;
+  if (c.has_input(2)) bias = operand_like(c, 2, dt, false);
+  Value y;
+  if (nd == 3) {
+    ConvWindow win{k2, {1, 1, 1}, d2, {0, 0, 0}, {0, 0, 0}};
+    y = conv3d_as_2d(b, xs, kernel, c.has_input(2) ? &bias : nullptr, win, groups);
+  } else {
+    Conv2dOptions o;
+    o.dilation = d2;
+    o.groups = groups;
+    y = c.has_input(2) ? b.conv2d(xs, kernel, bias, o) : b.conv2d(xs, kernel, o);
+  }
   if (sp == 1) {
     Shape ys = b.type(y).shape;
     y = b.reshape(y, {ys[0], ys[1], ys[3]});

@@ -81,8 +81,8 @@ class AudioCnn(nn.Module):
 
 class VideoCnn(nn.Module):
     """3-D convolutions over frames (a (1, 3, 3) spatial and a (3, 1, 1) temporal one, as
-    R(2+1)D factors them, and a strided 3x3x3), batch normalization, 3-D max and average
-    pooling, and a linear head."""
+    R(2+1)D factors them, a strided 3x3x3 and a transposed one back up, as a 3-D U-Net
+    decodes), batch normalization, 3-D max and average pooling, and a linear head."""
 
     def __init__(self):
         super().__init__()
@@ -90,12 +90,13 @@ class VideoCnn(nn.Module):
         self.temporal = nn.Conv3d(8, 8, (3, 1, 1), padding=(1, 0, 0))
         self.bn = nn.BatchNorm3d(8)
         self.conv = nn.Conv3d(8, 16, 3, stride=2, padding=1)
-        self.fc = nn.Linear(16, 5)
+        self.up = nn.ConvTranspose3d(16, 4, 2, stride=2)
+        self.fc = nn.Linear(4, 5)
 
     def forward(self, x):
         x = torch.relu(self.bn(self.temporal(torch.relu(self.spatial(x)))))
         x = nn.functional.max_pool3d(x, (1, 2, 2))
-        x = nn.functional.avg_pool3d(torch.relu(self.conv(x)), 2, padding=1)
+        x = nn.functional.avg_pool3d(self.up(torch.relu(self.conv(x))), 2, padding=1)
         return self.fc(x.mean((2, 3, 4)))
 
 

@@ -147,6 +147,8 @@ constexpr std::pair<std::string_view, Converter> kConverters[] = {
     {"QuantizeLinear", convert_quantize_linear},
     {"DequantizeLinear", convert_dequantize_linear},
     {"DynamicQuantizeLinear", convert_dynamic_quantize_linear},
+    // Control flow with a condition known at import.
+    {"If", convert_if},
     // Recurrences, unrolled over the sequence.
     {"LSTM", convert_lstm},
     {"GRU", convert_gru},

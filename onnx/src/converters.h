@@ -72,6 +72,8 @@ std::optional<Activation> activation_named(std::string_view name, std::span<cons
                                            std::span<const float>& betas);
 /// `a` applied to x with the graph's ops.
 Value apply_activation(Builder& b, const Activation& a, Value x);
+// control_flow.cpp
+void convert_if(NodeContext& c);
 // quantize.cpp
 void convert_round(NodeContext& c);
 void convert_quantize_linear(NodeContext& c);

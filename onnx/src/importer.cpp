@@ -90,6 +90,23 @@ TensorType Importer::type_of(const std::string& name) const {
   return TensorType{*d, Shape(h.dims), {}};
 }
 
+void Importer::count_uses(const ::onnx::GraphProto& graph) {
+  // A subgraph's nodes (an If's branches) read the outer values too: counted as uses, so no
+  // converter takes a value read there as used once.
+  for (const ::onnx::NodeProto& n : graph.node()) {
+    for (const std::string& in : n.input()) {
+      ++uses_[in];
+      last_consumer_[in] = &n;
+    }
+    for (const std::string& out : n.output()) producers_[out] = &n;
+    for (const ::onnx::AttributeProto& a : n.attribute()) {
+      if (a.has_g()) count_uses(a.g());
+      for (const ::onnx::GraphProto& g : a.graphs()) count_uses(g);
+    }
+  }
+  for (const ::onnx::ValueInfoProto& out : graph.output()) ++uses_[out.name()];
+}
+
 std::optional<int32_t> Importer::declared_elem_type(const std::string& name) const {
   auto it = declared_types_.find(name);
   if (it == declared_types_.end()) return std::nullopt;
@@ -197,7 +214,7 @@ void Importer::add_inputs(const ::onnx::GraphProto& graph) {
   }
 }
 
-void Importer::convert(const ::onnx::NodeProto& node, size_t index) {
+void Importer::convert_node(const ::onnx::NodeProto& node, size_t index) {
   if (std::find(absorbed_.begin(), absorbed_.end(), &node) != absorbed_.end()) return;
   NodeContext ctx(*this, node);
   try {
@@ -215,9 +232,39 @@ void Importer::convert(const ::onnx::NodeProto& node, size_t index) {
       }
     }
   } catch (const Error& e) {
-    fail_in(name_, fmt::format("node {} '{}' ({}): {}", index, node.name(), node.op_type(),
-                               e.diagnostic().message));
+    throw Error(fmt::format("node {} '{}' ({}): {}", index, node.name(), node.op_type(),
+                            e.diagnostic().message));
   }
+}
+
+void Importer::convert(const ::onnx::NodeProto& node, size_t index) {
+  try {
+    convert_node(node, index);
+  } catch (const Error& e) {
+    fail_in(name_, e.diagnostic().message);
+  }
+}
+
+std::vector<std::string> Importer::convert_branch(const ::onnx::GraphProto& graph,
+                                                  std::string_view what) {
+  try {
+    std::vector<std::string> missing = unsupported_ops(graph);
+    if (!missing.empty())
+      throw Error(fmt::format("unsupported ONNX ops: {}", fmt::join(missing, ", ")));
+    for (const ::onnx::TensorProto& t : graph.initializer()) {
+      OnnxValue v;
+      v.data = decode(t, fmt::format("initializer '{}'", t.name()));
+      v.is_static = v.data->is_integer();
+      if (!v.is_static) v.weight_name = t.name();
+      define(t.name(), std::move(v));
+    }
+    for (int i = 0; i < graph.node_size(); ++i) convert_node(graph.node(i), static_cast<size_t>(i));
+  } catch (const Error& e) {
+    throw Error(fmt::format("{}: {}", what, e.diagnostic().message));
+  }
+  std::vector<std::string> outs;
+  for (const ::onnx::ValueInfoProto& o : graph.output()) outs.push_back(o.name());
+  return outs;
 }
 
 ImportedModel Importer::run(const ::onnx::GraphProto& graph, int64_t opset, std::string producer) {
@@ -225,14 +272,7 @@ ImportedModel Importer::run(const ::onnx::GraphProto& graph, int64_t opset, std:
   model_.opset = opset;
   model_.producer = std::move(producer);
   check_supported(graph, name_);
-  for (const ::onnx::NodeProto& n : graph.node()) {
-    for (const std::string& in : n.input()) {
-      ++uses_[in];
-      last_consumer_[in] = &n;
-    }
-    for (const std::string& out : n.output()) producers_[out] = &n;
-  }
-  for (const ::onnx::ValueInfoProto& out : graph.output()) ++uses_[out.name()];
+  count_uses(graph);
   for (const auto* infos : {&graph.input(), &graph.value_info(), &graph.output()})
     for (const ::onnx::ValueInfoProto& v : *infos)
       if (v.type().has_tensor_type() && v.type().tensor_type().elem_type() != 0)
@@ -264,8 +304,8 @@ ImportedModel Importer::run(const ::onnx::GraphProto& graph, int64_t opset, std:
   return std::move(model_);
 }
 
-void check_supported(const ::onnx::GraphProto& graph, const std::string& name) {
-  // Every unsupported op type, with its count, in one message.
+std::vector<std::string> unsupported_ops(const ::onnx::GraphProto& graph) {
+  // An If's branches are checked when the one taken is converted.
   std::map<std::string, int> unsupported;
   for (const ::onnx::NodeProto& n : graph.node()) {
     bool default_domain = n.domain().empty() || n.domain() == "ai.onnx";
@@ -275,11 +315,16 @@ void check_supported(const ::onnx::GraphProto& graph, const std::string& name) {
       ++unsupported[n.op_type()];
     }
   }
-  if (!unsupported.empty()) {
-    std::vector<std::string> items;
-    for (const auto& [op, count] : unsupported) items.push_back(fmt::format("{} ({})", op, count));
+  std::vector<std::string> items;
+  for (const auto& [op, count] : unsupported) items.push_back(fmt::format("{} ({})", op, count));
+  return items;
+}
+
+void check_supported(const ::onnx::GraphProto& graph, const std::string& name) {
+  // Every unsupported op type, with its count, in one message.
+  std::vector<std::string> items = unsupported_ops(graph);
+  if (!items.empty())
     fail_in(name, fmt::format("unsupported ONNX ops: {}", fmt::join(items, ", ")));
-  }
 }
 
 std::vector<Tensor> arguments(const ImportedModel& m, uint64_t seed, RandomInit init) {

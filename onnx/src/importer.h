@@ -102,6 +102,8 @@ Converter find_converter(std::string_view op_type);
 /// Throws one tilesat::Error listing every op type of `graph` without a converter, with its
 /// count: "name: error: unsupported ONNX ops: Det (2), Round (1)".
 void check_supported(const ::onnx::GraphProto& graph, const std::string& name);
+/// The op types of `graph` without a converter, each with its count ("Det (2)").
+std::vector<std::string> unsupported_ops(const ::onnx::GraphProto& graph);
 
 class Importer {
 public:
@@ -134,6 +136,9 @@ public:
   std::optional<int32_t> declared_elem_type(const std::string& name) const;
   /// Records a weight argument added by a converter (BatchNormalization folding).
   Value add_weight(std::string name_hint, Tensor data);
+  /// Converts the nodes of a subgraph (the branch an If takes) in this graph's scope and
+  /// returns the names of its outputs; an error names the branch (`what`) and the node.
+  std::vector<std::string> convert_branch(const ::onnx::GraphProto& graph, std::string_view what);
   /// Marks a node as already converted (it was absorbed by an earlier converter).
   void absorb(const ::onnx::NodeProto* node) { absorbed_.push_back(node); }
 
@@ -141,6 +146,8 @@ private:
   std::string unique_arg_name(std::string_view raw);
   void add_inputs(const ::onnx::GraphProto& graph);
   void convert(const ::onnx::NodeProto& node, size_t index);
+  void convert_node(const ::onnx::NodeProto& node, size_t index);
+  void count_uses(const ::onnx::GraphProto& graph);
 
   std::string name_;
   const ImportOptions& options_;

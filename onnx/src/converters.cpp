@@ -147,8 +147,9 @@ constexpr std::pair<std::string_view, Converter> kConverters[] = {
     {"QuantizeLinear", convert_quantize_linear},
     {"DequantizeLinear", convert_dequantize_linear},
     {"DynamicQuantizeLinear", convert_dynamic_quantize_linear},
-    // Control flow with a condition known at import.
+    // Control flow with conditions and trip counts known at import.
     {"If", convert_if},
+    {"Loop", convert_loop},
     // Recurrences, unrolled over the sequence.
     {"LSTM", convert_lstm},
     {"GRU", convert_gru},

@@ -74,6 +74,7 @@ std::optional<Activation> activation_named(std::string_view name, std::span<cons
 Value apply_activation(Builder& b, const Activation& a, Value x);
 // control_flow.cpp
 void convert_if(NodeContext& c);
+void convert_loop(NodeContext& c);
 // quantize.cpp
 void convert_round(NodeContext& c);
 void convert_quantize_linear(NodeContext& c);

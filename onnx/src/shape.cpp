@@ -84,10 +84,16 @@ void convert_cast(NodeContext& c) {
     return;
   }
   std::optional<DType> d = dtype_of(to);
-  if (!d || to == TP::BOOL) {
-    c.fail(fmt::format("unsupported target type {}", elem_type_name(to)));
-  }
+  if (!d) c.fail(fmt::format("unsupported target type {}", elem_type_name(to)));
   Value x = c.operand(0);
+  if (to == TP::BOOL) {
+    // Nonzero is true: 1 - (x == 0), held in i32 as every bool is.
+    Builder& b = c.builder();
+    DType xd = b.type(x).dtype;
+    Value y = b.subtract(b.scalar(1, xd), b.equal(x, b.scalar(0, xd)));
+    c.set_output(0, xd == DType::I32 ? y : b.typecast(y, DType::I32));
+    return;
+  }
   if (c.builder().type(x).dtype == *d) {
     c.set_output(0, x);
     return;

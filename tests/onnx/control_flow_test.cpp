@@ -1,6 +1,6 @@
-// If with a condition known at import (onnx/src/control_flow.cpp): the branch taken is
-// converted in place, the other never read; a runtime condition and a fault inside a branch
-// are errors that name them.
+// If with a condition known at import and Loop with a trip count known at import
+// (onnx/src/control_flow.cpp): the branch taken is converted in place, the other never read; a
+// loop is unrolled; a runtime condition and a fault inside a branch are errors that name them.
 #include "test_util.h"
 
 #include <gmock/gmock.h>
@@ -66,6 +66,69 @@ TEST(If, ErrorsNameTheConditionAndTheBranch) {
               HasSubstr("(If): expected input 0 ('cond') to be known at import time"));
   EXPECT_THAT(import_error(if_model(false, "Unique")),
               HasSubstr("(If): else_branch: unsupported ONNX ops: Unique (1)"));
+}
+
+// Loop(M = 3) carrying v: v += float(iteration), scanning v after each step.
+OnnxModel loop_model() {
+  OnnxModel m;
+  m.input("x", {2});
+  m.int_initializer("M", {}, {3});
+  ::onnx::GraphProto body;
+  body.set_name("body");
+  auto input = [&](const std::string& name, int32_t type, bool vector) {
+    ::onnx::ValueInfoProto* v = body.add_input();
+    v->set_name(name);
+    v->mutable_type()->mutable_tensor_type()->set_elem_type(type);
+    auto* shape = v->mutable_type()->mutable_tensor_type()->mutable_shape();
+    if (vector) shape->add_dim()->set_dim_value(2);
+  };
+  input("i", ::onnx::TensorProto::INT64, false);
+  input("cond_in", ::onnx::TensorProto::BOOL, false);
+  input("v_in", ::onnx::TensorProto::FLOAT, true);
+  ::onnx::NodeProto* cast = m.node("Cast", {"i"}, {"i_f"});
+  OnnxModel::attr(cast, "to", int64_t{::onnx::TensorProto::FLOAT});
+  *body.add_node() = *cast;
+  *body.add_node() = *m.node("Add", {"v_in", "i_f"}, {"v_out"});
+  *body.add_node() = *m.node("Identity", {"cond_in"}, {"cond_out"});
+  *body.add_node() = *m.node("Identity", {"v_out"}, {"scan"});
+  m.graph().mutable_node()->DeleteSubrange(0, 4);
+  for (auto [name, type] : {std::pair{"cond_out", ::onnx::TensorProto::BOOL},
+                            std::pair{"v_out", ::onnx::TensorProto::FLOAT},
+                            std::pair{"scan", ::onnx::TensorProto::FLOAT}}) {
+    ::onnx::ValueInfoProto* o = body.add_output();
+    o->set_name(name);
+    o->mutable_type()->mutable_tensor_type()->set_elem_type(type);
+    auto* shape = o->mutable_type()->mutable_tensor_type()->mutable_shape();
+    if (std::string(name) != "cond_out") shape->add_dim()->set_dim_value(2);
+  }
+  ::onnx::NodeProto* loop = m.node("Loop", {"M", "", "x"}, {"v", "all"});
+  ::onnx::AttributeProto* a = loop->add_attribute();
+  a->set_name("body");
+  a->set_type(::onnx::AttributeProto::GRAPH);
+  *a->mutable_g() = body;
+  m.output("v", std::vector<int64_t>{2});
+  m.output("all", std::vector<int64_t>{3, 2});
+  return m;
+}
+
+TEST(Loop, IsUnrolledWithItsScanOutputsStacked) {
+  ImportedModel im = import(loop_model());
+  Tensor x = T({2}, {1, -1});
+  // v: 1 + 0, + 1, + 2.
+  EXPECT_THAT(run(im, {{"x", x}}, 0).data(), ElementsAre(4, 2));
+  Tensor all = run(im, {{"x", x}}, 1);
+  EXPECT_EQ(all.shape(), Shape({3, 2}));
+  EXPECT_THAT(all.data(), ElementsAre(1, -1, 2, 0, 4, 2));
+}
+
+TEST(Cast, ToBoolIsNonzero) {
+  OnnxModel m;
+  m.input("x", {3});
+  OnnxModel::attr(m.node("Cast", {"x"}, {"y"}), "to", int64_t{::onnx::TensorProto::BOOL});
+  m.output("y", ::onnx::TensorProto::BOOL);
+  Tensor y = run(import(m), {{"x", T({3}, {0, -2, 0.5f})}});
+  EXPECT_EQ(y.type().dtype, DType::I32);
+  EXPECT_THAT(y.data(), ElementsAre(0, 1, 1));
 }
 
 } // namespace

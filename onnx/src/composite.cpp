@@ -114,7 +114,7 @@ void convert_top_k(NodeContext& c) {
   int64_t axis = axis_attr(c, rank, -1);
   const HostTensor& kt = c.input_data(1, "K");
   if (kt.numel() != 1) c.fail(fmt::format("expected a one-element 'K', got {}", kt.numel()));
-  auto k = static_cast<int64_t>(kt.values[0]);
+  int64_t k = kt.ints()[0];
   const int64_t n = t.shape[axis];
   if (k < 0 || k > n)
     c.fail(fmt::format("expected 'K' in [0, {}] (the axis' extent), got {}", n, k));

@@ -38,12 +38,13 @@ void convert_loop(NodeContext& c) {
   if (c.has_input(0)) {
     const HostTensor& m = c.input_data(0, "M");
     if (m.numel() != 1) c.fail(fmt::format("expected a one-element 'M', got {}", m.numel()));
-    trips = static_cast<int64_t>(m.values[0]);
+    trips = m.ints()[0];
   }
   bool cond = !c.has_input(1) || c.input_data(1, "cond").values.at(0) != 0;
   const ::onnx::AttributeProto* body = c.attr("body");
   if (body == nullptr || !body->has_g()) c.fail("expected a 'body' graph");
   const ::onnx::GraphProto& g = body->g();
+  if (c.num_inputs() < 2) c.fail("expected inputs M and cond (each may be empty)");
   const size_t carried = c.num_inputs() - 2;
   if (static_cast<size_t>(g.input_size()) != carried + 2 || g.output_size() < 1 ||
       static_cast<size_t>(g.output_size()) < carried + 1)

@@ -39,25 +39,9 @@ Value min_over(Builder& b, Value x, const std::vector<int64_t>& dims) {
   return b.neg(b.max(b.neg(x), keep(dims)));
 }
 
-// The indices 0..n-1 along `axis` of a rank-`rank` tensor, as a constant of `dtype` with
-// extent 1 elsewhere.
-Value iota(Builder& b, int64_t n, int64_t axis, int64_t rank, DType dtype) {
-  std::vector<int64_t> dims(static_cast<size_t>(rank), 1);
-  dims[static_cast<size_t>(axis)] = n;
-  std::vector<double> v(static_cast<size_t>(n));
-  std::iota(v.begin(), v.end(), 0.0);
-  return b.constant(Shape(dims), std::move(v), dtype);
-}
-
-// `x` in a dtype that holds every index along any dim exactly: f32 for bf16 (whose 8-bit
-// mantissa stops at 256) and i32; f32 as it is.
-Value index_exact(Builder& b, Value x) {
-  return b.type(x).dtype == DType::F32 ? x : b.typecast(x, DType::F32);
-}
-
 // The index of the first (or last) maximum of `x` along `axis`, kept as extent 1, in f32.
 Value arg_max_kept(Builder& b, Value x, int64_t axis, bool last) {
-  x = index_exact(b, x);
+  x = in_f32(b, x);
   TensorType t = b.type(x);
   int64_t n = t.shape[axis];
   Value hit = b.equal(x, b.max(x, keep({axis})));
@@ -120,7 +104,7 @@ void convert_top_k(NodeContext& c) {
     c.fail(fmt::format("expected 'K' in [0, {}] (the axis' extent), got {}", n, k));
   if (k == 0) c.fail("expected a positive 'K' (an empty result has no graph value)");
   bool largest = c.attr_int("largest", 1) != 0;
-  Value v = index_exact(b, largest ? x : b.neg(x));
+  Value v = in_f32(b, largest ? x : b.neg(x));
   auto f = [&](double s) { return b.scalar(s, DType::F32); };
   Value idx = iota(b, n, axis, rank, DType::F32);
   Value lowest = f(-std::numeric_limits<float>::infinity());

@@ -2,6 +2,7 @@
 #include "converters.h"
 
 #include <fmt/format.h>
+#include <numeric>
 #include <onnx/onnx_pb.h>
 #include <utility>
 
@@ -181,6 +182,18 @@ Value operand_like(NodeContext& c, size_t i, DType like, bool scalar_ok) {
     return c.builder().scalar(h.values[0], like);
   }
   return c.builder().constant(to_tensor(h, like));
+}
+
+Value iota(Builder& b, int64_t n, int64_t axis, int64_t rank, DType dtype) {
+  std::vector<int64_t> dims(static_cast<size_t>(rank), 1);
+  dims[static_cast<size_t>(axis)] = n;
+  std::vector<double> v(static_cast<size_t>(n));
+  std::iota(v.begin(), v.end(), 0.0);
+  return b.constant(Shape(dims), std::move(v), dtype);
+}
+
+Value in_f32(Builder& b, Value v) {
+  return b.type(v).dtype == DType::F32 ? v : b.typecast(v, DType::F32);
 }
 
 std::vector<int64_t> spatial_dims(NodeContext& c, const Shape& s) {

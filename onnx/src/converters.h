@@ -167,6 +167,12 @@ Value operand_like(NodeContext& c, size_t i, DType like, bool scalar_ok);
 /// Output 0 as binary op `kind` of inputs 0 and 1; a static operand takes the other's dtype
 /// and becomes a scalar when that does not raise the result's rank.
 void set_binary_output(NodeContext& c, OpKind kind);
+/// The indices 0..n-1 along `axis` of a rank-`rank` tensor, as a constant of `dtype` with
+/// extent 1 elsewhere.
+Value iota(Builder& b, int64_t n, int64_t axis, int64_t rank, DType dtype);
+/// `v` in f32 (typecast unless it is f32): the dtype that holds every index along any dim and
+/// every 8- or 16-bit integer exactly (bf16's 8-bit mantissa stops at 256).
+Value in_f32(Builder& b, Value v);
 /// The spatial dims (2 on) of an (N, C, spatial...) input of shape `s`; fails unless its rank
 /// is at least 3.
 std::vector<int64_t> spatial_dims(NodeContext& c, const Shape& s);

@@ -202,8 +202,7 @@ void convert_quantize_linear(NodeContext& c) {
     return;
   Builder& b = c.builder();
   // In f32 whatever x's dtype: bf16 holds integers exactly only up to 256.
-  Value x = c.operand(0);
-  if (b.type(x).dtype != DType::F32) x = b.typecast(x, DType::F32);
+  Value x = in_f32(b, c.operand(0));
   DType d = DType::F32;
   Shape xs = b.type(x).shape;
   Value q = round_graph(b, b.divide(x, param_operand(c, 1, d, xs, "y_scale")));
@@ -235,7 +234,7 @@ void convert_dynamic_quantize_linear(NodeContext& c) {
   Builder& b = c.builder();
   Value x = c.operand(0);
   if (b.type(x).dtype == DType::I32) c.fail("expected a floating-point input");
-  if (b.type(x).dtype != DType::F32) x = b.typecast(x, DType::F32);
+  x = in_f32(b, x);
   TensorType t = b.type(x);
   std::vector<int64_t> all;
   for (int64_t d = 0; d < t.shape.rank(); ++d) all.push_back(d);

@@ -38,15 +38,7 @@ Value one_hot(Builder& b, Value indices, int64_t axis, int64_t n) {
   Value idx = b.typecast(indices, DType::F32);
   idx = b.add(idx, b.multiply(b.less(idx, f(0)), f(static_cast<double>(n))));
   int64_t rank = b.type(idx).shape.rank();
-  std::vector<int64_t> dims(static_cast<size_t>(rank + 1), 1);
-  dims[static_cast<size_t>(axis + 1)] = n;
-  std::vector<double> j(static_cast<size_t>(n));
-  for (int64_t i = 0; i < n; ++i) j[static_cast<size_t>(i)] = static_cast<double>(i);
-  return b.equal(insert_dim(b, idx, axis + 1), b.constant(Shape(dims), std::move(j), DType::F32));
-}
-
-Value in_f32(Builder& b, Value v) {
-  return b.type(v).dtype == DType::F32 ? v : b.typecast(v, DType::F32);
+  return b.equal(insert_dim(b, idx, axis + 1), iota(b, n, axis + 1, rank + 1, DType::F32));
 }
 
 Value back_to(Builder& b, Value v, DType d) {

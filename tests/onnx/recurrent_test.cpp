@@ -64,22 +64,34 @@ TEST(Rnn, SequenceLengthsKeepTheStateAndZeroTheOutput) {
   EXPECT_THAT(run(rev, {{"x", x}}, 1).data(), ElementsAre(3.75, 4));
 }
 
-TEST(Lstm, ClipInputForgetAndTheCellOutput) {
-  // One step, one unit: gates i, o, f, c = x * W (x = 1); clip 0.5 bounds the input of every
-  // activation (the gates, and the cell state h reads, which itself stays unclipped);
-  // input_forget makes f = 1 - i.
-  OnnxModel m;
+// One step of an LSTM with one unit into `m`: gate weights W = [2, -1, 7, 0.25] (i, o, f, c),
+// no recurrence, h0 = 0, c0 = 2, and peepholes P when given; outputs y, y_h, y_c.
+::onnx::NodeProto* one_step_lstm(OnnxModel& m, std::optional<std::vector<float>> peepholes) {
   m.input("x", {1, 1, 1});
   m.initializer("w", {1, 4, 1}, {2, -1, 7, 0.25});
   m.initializer("r", {1, 4, 1}, {0, 0, 0, 0});
   m.initializer("h0", {1, 1, 1}, {0});
   m.initializer("c0", {1, 1, 1}, {2});
-  ::onnx::NodeProto* n = m.node("LSTM", {"x", "w", "r", "", "", "h0", "c0"}, {"y", "y_h", "y_c"});
-  OnnxModel::attr_f(n, "clip", 0.5f);
-  OnnxModel::attr(n, "input_forget", int64_t{1});
+  std::vector<std::string> inputs{"x", "w", "r", "", "", "h0", "c0"};
+  if (peepholes) {
+    m.initializer("p", {1, 3}, *peepholes);
+    inputs.push_back("p");
+  }
+  ::onnx::NodeProto* n = m.node("LSTM", inputs, {"y", "y_h", "y_c"});
   m.output("y");
   m.output("y_h");
   m.output("y_c");
+  return n;
+}
+
+TEST(Lstm, ClipInputForgetAndTheCellOutput) {
+  // One step, one unit: gates i, o, f, c = x * W (x = 1); clip 0.5 bounds the input of every
+  // activation (the gates, and the cell state h reads, which itself stays unclipped);
+  // input_forget makes f = 1 - i.
+  OnnxModel m;
+  ::onnx::NodeProto* n = one_step_lstm(m, std::nullopt);
+  OnnxModel::attr_f(n, "clip", 0.5f);
+  OnnxModel::attr(n, "input_forget", int64_t{1});
   ImportedModel im = import(m);
   Tensor x = T({1, 1, 1}, {1});
   float i = sigmoid(0.5f), o = sigmoid(-0.5f), f = 1 - i, cand = std::tanh(0.25f);
@@ -95,18 +107,8 @@ TEST(Lstm, InputForgetWithPeepholesLeavesTheForgetPeepholeUnread) {
   // One step, one unit, c0 = 2, P = [p_i, p_o, p_f] = [1, 0.5, 100]: i = sigmoid(2 + 1 * 2),
   // f = 1 - i (p_f unread), the cell c = 2 f + i tanh(0.25), o = sigmoid(-1 + 0.5 c).
   OnnxModel m;
-  m.input("x", {1, 1, 1});
-  m.initializer("w", {1, 4, 1}, {2, -1, 7, 0.25});
-  m.initializer("r", {1, 4, 1}, {0, 0, 0, 0});
-  m.initializer("h0", {1, 1, 1}, {0});
-  m.initializer("c0", {1, 1, 1}, {2});
-  m.initializer("p", {1, 3}, {1, 0.5, 100});
-  ::onnx::NodeProto* n =
-      m.node("LSTM", {"x", "w", "r", "", "", "h0", "c0", "p"}, {"y", "y_h", "y_c"});
+  ::onnx::NodeProto* n = one_step_lstm(m, std::vector<float>{1, 0.5, 100});
   OnnxModel::attr(n, "input_forget", int64_t{1});
-  m.output("y");
-  m.output("y_h");
-  m.output("y_c");
   ImportedModel im = import(m);
   Tensor x = T({1, 1, 1}, {1});
   float i = sigmoid(4.0f), c = (1 - i) * 2 + i * std::tanh(0.25f), o = sigmoid(-1 + 0.5f * c);

@@ -148,6 +148,13 @@ constexpr std::pair<std::string_view, Converter> kConverters[] = {
     {"QuantizeLinear", convert_quantize_linear},
     {"DequantizeLinear", convert_dequantize_linear},
     {"DynamicQuantizeLinear", convert_dynamic_quantize_linear},
+    // Signal processing: Fourier transforms as matmuls and convs, windows folded at import.
+    {"DFT", convert_dft},
+    {"STFT", convert_stft},
+    {"HannWindow", convert_window},
+    {"HammingWindow", convert_window},
+    {"BlackmanWindow", convert_window},
+    {"MelWeightMatrix", convert_mel_weight_matrix},
     // Control flow with conditions and trip counts known at import.
     {"If", convert_if},
     {"Loop", convert_loop},

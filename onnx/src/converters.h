@@ -100,6 +100,11 @@ Value conv3d_as_2d(Builder& b, Value x, Value weight, const Value* bias, const C
 /// mean over each depth window.
 Value pool3d_as_2d(Builder& b, Value x, const ConvWindow& w, bool is_max, bool ceil_mode,
                    bool count_include_pad);
+// spectral.cpp
+void convert_dft(NodeContext& c);
+void convert_stft(NodeContext& c);
+void convert_window(NodeContext& c);
+void convert_mel_weight_matrix(NodeContext& c);
 // conv.cpp
 void convert_conv(NodeContext& c);
 void convert_batch_norm(NodeContext& c);

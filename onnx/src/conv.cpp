@@ -10,10 +10,6 @@
 
 namespace tilesat::onnx {
 
-namespace {
-
-// Kernel, strides, dilations and pads per spatial dim, with auto_pad resolved against the
-// input's spatial extents `in` (one per spatial dim; the node's attributes must have as many).
 ConvWindow window_of(NodeContext& c, const std::vector<int64_t>& in, std::vector<int64_t> kernel) {
   const size_t n = in.size();
   ConvWindow w;
@@ -50,9 +46,10 @@ ConvWindow window_of(NodeContext& c, const std::vector<int64_t>& in, std::vector
   return w;
 }
 
-// The spatial extents of input 0 (rank 3, 4 or 5: 1-, 2- or 3-D).
-std::vector<int64_t> spatial_extents(NodeContext& c) {
-  Shape x = c.input_shape(0);
+namespace {
+
+// The spatial extents of input x (rank 3, 4 or 5: 1-, 2- or 3-D).
+std::vector<int64_t> spatial_extents(NodeContext& c, const Shape& x) {
   if (x.rank() < 3 || x.rank() > 5)
     c.fail(fmt::format("expected a 1-D, 2-D or 3-D (rank 3, 4 or 5: NCL, NCHW, NCDHW) input, got "
                        "rank {}",
@@ -69,16 +66,15 @@ ConvWindow as_2d(ConvWindow w) {
   return w;
 }
 
-// Input 0 as 2-D (a 1-D one with a height of 1), and a 2-D result back as the input's rank.
-Value lifted_input(NodeContext& c) {
-  Value in = c.operand(0);
-  Shape x = c.input_shape(0);
-  return x.rank() == 3 ? c.builder().reshape(in, {x[0], x[1], 1, x[2]}) : in;
+// An input as 2-D (a 1-D one with a height of 1), and a 2-D result back as the input's rank.
+Value lifted_input(Builder& b, Value in) {
+  Shape x = b.type(in).shape;
+  return x.rank() == 3 ? b.reshape(in, {x[0], x[1], 1, x[2]}) : in;
 }
-Value lowered_result(NodeContext& c, Value y) {
-  if (c.input_shape(0).rank() != 3) return y;
-  Shape s = c.builder().type(y).shape;
-  return c.builder().reshape(y, {s[0], s[1], s[3]});
+Value lowered_result(Builder& b, const Shape& in, Value y) {
+  if (in.rank() != 3) return y;
+  Shape s = b.type(y).shape;
+  return b.reshape(y, {s[0], s[1], s[3]});
 }
 
 // A BatchNormalization that only the conv's output feeds, with every parameter known.
@@ -126,17 +122,35 @@ bn_affine(const HostTensor& scale, const HostTensor& bias, const HostTensor& mea
 
 } // namespace
 
-void convert_conv(NodeContext& c) {
-  Builder& b = c.builder();
-  std::vector<int64_t> in = spatial_extents(c);
+ConvWindow conv_window(NodeContext& c, const Shape& x, const Shape& w) {
+  std::vector<int64_t> in = spatial_extents(c, x);
   const auto n = static_cast<int64_t>(in.size());
-  Shape w = c.input_shape(1);
   if (w.rank() != n + 2)
     c.fail(fmt::format("expected a rank-{} weight, got rank {}", n + 2, w.rank()));
   std::vector<int64_t> spatial(w.dims().begin() + 2, w.dims().end());
   ConvWindow win = window_of(c, in, c.attr_ints("kernel_shape", spatial));
   if (win.kernel != spatial) c.fail("expected 'kernel_shape' to match the weight's spatial dims");
+  return win;
+}
+
+Value conv_nd(NodeContext& c, Value x, Value weight, const Value* bias, const ConvWindow& win) {
+  Builder& b = c.builder();
   int64_t groups = c.attr_int("group", 1);
+  if (win.kernel.size() == 3) return conv3d_as_2d(b, x, weight, bias, win, groups);
+  ConvWindow w2 = as_2d(win);
+  if (win.kernel.size() == 1) {
+    Shape w = b.type(weight).shape;
+    weight = b.reshape(weight, {w[0], w[1], 1, w[2]});
+  }
+  Conv2dOptions o{w2.stride, w2.padding_2d(), w2.dilation, groups, ""};
+  Value in = lifted_input(b, x);
+  Value y = bias != nullptr ? b.conv2d(in, weight, *bias, o) : b.conv2d(in, weight, o);
+  return lowered_result(b, b.type(x).shape, y);
+}
+
+void convert_conv(NodeContext& c) {
+  Shape w = c.input_shape(1);
+  ConvWindow win = conv_window(c, c.input_shape(0), w);
   DType d = c.input_type(0).dtype;
   // The weight and bias, with a BatchNormalization that alone reads the conv folded in.
   Value weight, bias;
@@ -168,16 +182,7 @@ void convert_conv(NodeContext& c) {
     weight = operand_like(c, 1, d, false);
     if (has_bias) bias = operand_like(c, 2, d, false);
   }
-  Value y;
-  if (n == 3) {
-    y = conv3d_as_2d(b, c.operand(0), weight, has_bias ? &bias : nullptr, win, groups);
-  } else {
-    ConvWindow w2 = as_2d(win);
-    if (n == 1) weight = b.reshape(weight, {w[0], w[1], 1, w[2]});
-    Conv2dOptions o{w2.stride, w2.padding_2d(), w2.dilation, groups, ""};
-    Value x = lifted_input(c);
-    y = lowered_result(c, has_bias ? b.conv2d(x, weight, bias, o) : b.conv2d(x, weight, o));
-  }
+  Value y = conv_nd(c, c.operand(0), weight, has_bias ? &bias : nullptr, win);
   c.set_output(0, y);
   if (bn) {
     Importer& im = c.importer();
@@ -235,22 +240,37 @@ void convert_batch_norm(NodeContext& c) {
 }
 
 void convert_pool(NodeContext& c) {
-  Builder& b = c.builder();
   bool is_max = c.node().op_type() == "MaxPool";
-  if (is_max && c.wants_output(1)) c.fail("expected no Indices output, got one");
-  std::vector<int64_t> in = spatial_extents(c);
+  Value x = c.operand(0), y = pool_nd(c, x, is_max);
+  c.set_output(0, y);
+  if (!is_max || !c.wants_output(1)) return;
+  // Indices: where each maximum was (unpool.cpp), over the window as 2-D.
+  Builder& b = c.builder();
+  const Shape xs = b.type(x).shape;
+  if (xs.rank() == 5) c.fail("expected no Indices output from a 3-D MaxPool");
+  ConvWindow win = as_2d(window_of(c, spatial_extents(c, xs), c.attr_ints("kernel_shape", {})));
+  Value i = max_pool_indices(c, lifted_input(b, x), lifted_input(b, y), win,
+                             c.attr_int("storage_order", 0) == 1);
+  c.set_output(1, lowered_result(b, xs, i));
+}
+
+Value pool_nd(NodeContext& c, Value x, bool is_max) {
+  Builder& b = c.builder();
+  Shape xs = b.type(x).shape;
+  std::vector<int64_t> in = spatial_extents(c, xs);
   if (!c.has_attr("kernel_shape")) c.fail("expected 'kernel_shape', got none");
   ConvWindow win = window_of(c, in, c.attr_ints("kernel_shape", {}));
   bool ceil_mode = c.attr_int("ceil_mode", 0) != 0;
   bool count_include_pad = !is_max && c.attr_int("count_include_pad", 0) != 0;
-  if (is_max && c.attr_int("storage_order", 0) != 0) c.fail("expected 'storage_order' 0");
+  if (int64_t order = c.attr_int("storage_order", 0); is_max && order != 0 && order != 1)
+    c.fail(
+        fmt::format("expected 'storage_order' 0 (row major) or 1 (column major), got {}", order));
   if (in.size() == 3) {
     if (!is_max && ceil_mode) c.fail("expected 'ceil_mode' 0 for a 3-D AveragePool");
-    c.set_output(0, pool3d_as_2d(b, c.operand(0), win, is_max, ceil_mode, count_include_pad));
-    return;
+    return pool3d_as_2d(b, x, win, is_max, ceil_mode, count_include_pad);
   }
-  c.set_output(0, lowered_result(c, pool2d(b, lifted_input(c), as_2d(win), is_max, ceil_mode,
-                                           count_include_pad)));
+  return lowered_result(
+      b, xs, pool2d(b, lifted_input(b, x), as_2d(win), is_max, ceil_mode, count_include_pad));
 }
 
 Value pool2d(Builder& b, Value x, const ConvWindow& w, bool is_max, bool ceil_mode,

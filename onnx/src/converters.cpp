@@ -105,6 +105,7 @@ constexpr std::pair<std::string_view, Converter> kConverters[] = {
     {"Expand", convert_expand},
     {"Pad", convert_pad},
     {"Resize", convert_resize},
+    {"GridSample", convert_grid_sample},
     {"Trilu", convert_trilu},
     {"ScatterND", convert_scatter_nd_runtime},
     {"ScatterElements", convert_scatter_elements},
@@ -115,6 +116,7 @@ constexpr std::pair<std::string_view, Converter> kConverters[] = {
     {"DepthToSpace", convert_depth_space},
     {"SpaceToDepth", convert_depth_space},
     {"OneHot", convert_one_hot},
+    {"ReverseSequence", convert_reverse_sequence},
     // Reductions.
     {"Softmax", convert_softmax},
     {"ReduceMean", convert_reduce},
@@ -142,12 +144,18 @@ constexpr std::pair<std::string_view, Converter> kConverters[] = {
     {"BatchNormalization", convert_batch_norm},
     {"MaxPool", convert_pool},
     {"AveragePool", convert_pool},
+    {"MaxUnpool", convert_max_unpool},
     {"LayerNormalization", convert_layer_norm},
     {"LRN", convert_lrn},
     // Linear quantization, computed in float.
     {"QuantizeLinear", convert_quantize_linear},
     {"DequantizeLinear", convert_dequantize_linear},
     {"DynamicQuantizeLinear", convert_dynamic_quantize_linear},
+    // Integer-quantized ops: dequantize -> float op -> quantize (qlinear.cpp).
+    {"QLinearConv", convert_qlinear_conv},
+    {"QLinearMatMul", convert_qlinear_matmul},
+    {"MatMulInteger", convert_matmul_integer},
+    {"ConvInteger", convert_conv_integer},
     // Signal processing: Fourier transforms as matmuls and convs, windows folded at import.
     {"DFT", convert_dft},
     {"STFT", convert_stft},
@@ -164,12 +172,29 @@ constexpr std::pair<std::string_view, Converter> kConverters[] = {
     {"RNN", convert_rnn},
 };
 
+// The com.microsoft ops ONNX Runtime's QOperator quantizer writes next to the standard ones.
+constexpr std::pair<std::string_view, Converter> kMicrosoftConverters[] = {
+    {"QLinearAdd", convert_qlinear_binary},
+    {"QLinearMul", convert_qlinear_binary},
+    {"QLinearSigmoid", convert_qlinear_activation},
+    {"QLinearLeakyRelu", convert_qlinear_activation},
+    {"QLinearAveragePool", convert_qlinear_pool},
+    {"QLinearGlobalAveragePool", convert_qlinear_pool},
+    {"QLinearConcat", convert_qlinear_concat},
+};
+
 } // namespace
 
 Converter find_converter(std::string_view op_type) {
   for (const auto& [name, conv] : kConverters) {
     if (name == op_type) return conv;
   }
+  return nullptr;
+}
+
+Converter find_microsoft_converter(std::string_view op_type) {
+  for (const auto& [name, conv] : kMicrosoftConverters)
+    if (name == op_type) return conv;
   return nullptr;
 }
 

@@ -80,6 +80,55 @@ void convert_round(NodeContext& c);
 void convert_quantize_linear(NodeContext& c);
 void convert_dequantize_linear(NodeContext& c);
 void convert_dynamic_quantize_linear(NodeContext& c);
+/// The values an integer element type saturates to.
+struct IntRange {
+  double lo = 0, hi = 0;
+};
+/// The range of int8, uint8, int16, uint16 or int32; nullopt for any other element type.
+std::optional<IntRange> range_of(int32_t elem_type);
+/// x rounded half to even with the graph's ops (|x| < 2^31: it truncates through i32).
+Value round_graph(Builder& b, Value x);
+/// The last step of every quantizer: min(max(round_graph(v) + zero_point, r.lo), r.hi) in v's
+/// dtype (no zero point: 0).
+Value round_saturate(Builder& b, Value v, const Value* zero_point, IntRange r);
+/// The dims in which quantization parameter `param` (input `param`: a scale or zero point) of
+/// a tensor of shape x broadcasts against it: nullopt for one element (per tensor); for a 1-D
+/// one with x[axis] elements (per axis; a negative `axis` counts from the end), x's rank with
+/// x[axis] at `axis` and 1 elsewhere. Fails naming `what` otherwise.
+std::optional<std::vector<int64_t>> per_axis_dims(NodeContext& c, size_t param, const Shape& x,
+                                                  int64_t axis, std::string_view what);
+/// Input i (a scale or zero point) as a graph value of `dtype` shaped `dims` (nullopt: a
+/// scalar), as per_axis_dims gives them.
+Value param_operand(NodeContext& c, size_t i, DType dtype,
+                    const std::optional<std::vector<int64_t>>& dims);
+/// The ONNX element type of input i (tilesat holds every integer type in i32): its data's, as
+/// the model declares it, else as its producer sets it (Cast's 'to', a quantizer's zero point,
+/// int32 from MatMulInteger and ConvInteger, input 0's through data movement); nullopt when
+/// none of those tells.
+std::optional<int32_t> elem_type_of(NodeContext& c, size_t i);
+// qlinear.cpp: integer-quantized ops (ai.onnx and ONNX Runtime's com.microsoft QOperator ops)
+// as dequantize -> float op -> quantize.
+/// QLinearConv: the integer convolution (bias added), requantized per output channel.
+void convert_qlinear_conv(NodeContext& c);
+/// QLinearMatMul: the integer product, requantized per tensor, row of a or column of b.
+void convert_qlinear_matmul(NodeContext& c);
+/// MatMulInteger: the int32 product of the operands less their zero points.
+void convert_matmul_integer(NodeContext& c);
+/// ConvInteger: the int32 convolution of the operands less their zero points.
+void convert_conv_integer(NodeContext& c);
+/// com.microsoft QLinearAdd and QLinearMul.
+void convert_qlinear_binary(NodeContext& c);
+/// com.microsoft QLinearSigmoid and QLinearLeakyRelu.
+void convert_qlinear_activation(NodeContext& c);
+/// com.microsoft QLinearAveragePool and QLinearGlobalAveragePool (NCHW or channels last).
+void convert_qlinear_pool(NodeContext& c);
+/// com.microsoft QLinearConcat.
+void convert_qlinear_concat(NodeContext& c);
+/// The converter of com.microsoft op `op_type`: only the contrib ops ONNX Runtime's QOperator
+/// quantizer writes next to the standard ones (QLinearAdd, QLinearMul, QLinearSigmoid,
+/// QLinearLeakyRelu, QLinearAveragePool, QLinearGlobalAveragePool, QLinearConcat); nullptr
+/// for any other.
+Converter find_microsoft_converter(std::string_view op_type);
 /// A convolution or pooling window over n spatial dims (ONNX's attributes, auto_pad resolved).
 struct ConvWindow {
   std::vector<int64_t> kernel, stride, dilation, pad_begin, pad_end;
@@ -88,6 +137,24 @@ struct ConvWindow {
     return {pad_begin.at(0), pad_begin.at(1), pad_end.at(0), pad_end.at(1)};
   }
 };
+/// The window of a Conv-like node (its 'kernel_shape', 'strides', 'dilations', 'pads' and
+/// 'auto_pad') over input shape x [N, C, spatial...] (1-, 2- or 3-D) with weight shape w [O,
+/// C / group, kernel...]; fails on ranks or attributes that do not fit (conv.cpp).
+ConvWindow conv_window(NodeContext& c, const Shape& x, const Shape& w);
+/// The node's convolution over window `w` (1-, 2- or 3-D, 'group' from the node) of graph
+/// values x and weight, plus bias [O] when given (conv.cpp).
+Value conv_nd(NodeContext& c, Value x, Value weight, const Value* bias, const ConvWindow& w);
+/// Kernel, strides, dilations and pads per spatial dim from the node's attributes, with
+/// auto_pad resolved against the input's spatial extents `in` (conv.cpp).
+ConvWindow window_of(NodeContext& c, const std::vector<int64_t>& in, std::vector<int64_t> kernel);
+// unpool.cpp
+/// MaxPool's Indices: for NCHW `x` and its max pool `y` over 2-D window `w`, the flat position
+/// in x of each maximum (row-major, or column-major within each plane), as i32.
+Value max_pool_indices(NodeContext& c, Value x, Value y, const ConvWindow& w, bool column_major);
+void convert_max_unpool(NodeContext& c);
+/// The node's MaxPool or AveragePool (1-, 2- or 3-D; its window, 'ceil_mode',
+/// 'count_include_pad' and 'storage_order' attributes) of graph value x (conv.cpp).
+Value pool_nd(NodeContext& c, Value x, bool is_max);
 /// A 2-D MaxPool or AveragePool of NCHW `x` over window `w` (conv.cpp).
 Value pool2d(Builder& b, Value x, const ConvWindow& w, bool is_max, bool ceil_mode,
              bool count_include_pad);
@@ -140,14 +207,23 @@ void convert_one_hot(NodeContext& c);
 void convert_conv_transpose(NodeContext& c);
 void convert_instance_norm(NodeContext& c);
 void convert_gather_elements(NodeContext& c);
-// runtime_indices.cpp: the runtime-indices forms of GatherElements and ScatterElements.
+// runtime_indices.cpp: the runtime-indices forms of GatherElements and ScatterElements, and
+// ReverseSequence, a gather whose indices follow from runtime lengths.
 void gather_elements_runtime(NodeContext& c);
 void scatter_elements_runtime(NodeContext& c);
+/// ReverseSequence: each batch entry's first sequence_lens steps reversed (lengths known at
+/// import or not), as a one-hot gather along the time axis.
+void convert_reverse_sequence(NodeContext& c);
 // losses.cpp
 void convert_nll_loss(NodeContext& c);
 void convert_softmax_cross_entropy(NodeContext& c);
 // resize.cpp
 void convert_resize(NodeContext& c);
+// grid_sample.cpp
+/// GridSample over a 4-D X [N, C, H_in, W_in]: X times a dense sampling matrix
+/// [N, H_in * W_in, H_out * W_out] (computed at import for a known grid, else from the graph's
+/// ops); more than 2^28 elements in it is an error.
+void convert_grid_sample(NodeContext& c);
 // normalization.cpp
 void convert_layer_norm(NodeContext& c);
 void convert_lrn(NodeContext& c);

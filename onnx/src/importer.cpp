@@ -2,6 +2,7 @@
 // through its converter in order, and the graph outputs become results.
 #include "importer.h"
 
+#include "converters.h"
 #include "tilesat/graph/interpreter.h"
 
 #include <algorithm>
@@ -11,6 +12,14 @@
 namespace tilesat::onnx {
 
 namespace {
+
+// The converter of a node: ai.onnx ops by their type; of other domains only the com.microsoft
+// ops of ONNX Runtime's QOperator form (find_microsoft_converter); nullptr when unsupported.
+Converter converter_of(const ::onnx::NodeProto& n) {
+  if (n.domain().empty() || n.domain() == "ai.onnx") return find_converter(n.op_type());
+  if (n.domain() == "com.microsoft") return find_microsoft_converter(n.op_type());
+  return nullptr;
+}
 
 bool id_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
@@ -224,7 +233,7 @@ void Importer::convert_node(const ::onnx::NodeProto& node, size_t index) {
                              node.input(static_cast<int>(i))));
       }
     }
-    find_converter(node.op_type())(ctx);
+    converter_of(node)(ctx);
     for (size_t i = 0; i < ctx.num_outputs(); ++i) {
       if (ctx.wants_output(i) && !has_value(node.output(static_cast<int>(i)))) {
         ctx.fail(
@@ -308,12 +317,9 @@ std::vector<std::string> unsupported_ops(const ::onnx::GraphProto& graph) {
   // An If's branches are checked when the one taken is converted.
   std::map<std::string, int> unsupported;
   for (const ::onnx::NodeProto& n : graph.node()) {
+    if (converter_of(n) != nullptr) continue;
     bool default_domain = n.domain().empty() || n.domain() == "ai.onnx";
-    if (!default_domain) {
-      ++unsupported[fmt::format("{}.{}", n.domain(), n.op_type())];
-    } else if (find_converter(n.op_type()) == nullptr) {
-      ++unsupported[n.op_type()];
-    }
+    ++unsupported[default_domain ? n.op_type() : fmt::format("{}.{}", n.domain(), n.op_type())];
   }
   std::vector<std::string> items;
   for (const auto& [op, count] : unsupported) items.push_back(fmt::format("{} ({})", op, count));

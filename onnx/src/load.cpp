@@ -140,6 +140,22 @@ bool has_unreliable_inference(const ::onnx::GraphProto& graph) {
   return false;
 }
 
+// ONNX's version converter knows only ai.onnx ops (libonnx 1.12 stops with
+// "unordered_map::at" on a com.microsoft one), so an old model with ops of another domain is
+// an error saying so; its unsupported ops are listed first.
+void check_convertible_domains(const ::onnx::GraphProto& graph, int64_t opset,
+                               const std::string& name) {
+  for (int i = 0; i < graph.node_size(); ++i) {
+    const ::onnx::NodeProto& n = graph.node(i);
+    if (n.domain().empty() || n.domain() == "ai.onnx") continue;
+    check_supported(graph, name);
+    fail_in(name, fmt::format("node {} '{}' ({}.{}): ONNX's version converter cannot take a "
+                              "model with ops outside ai.onnx from opset {} to {}; export it "
+                              "at ai.onnx opset {} or later",
+                              i, n.name(), n.domain(), n.op_type(), opset, kMinOpset, kMinOpset));
+  }
+}
+
 } // namespace
 
 ImportedModel import_bytes(std::string_view bytes, const std::string& name,
@@ -163,6 +179,7 @@ ImportedModel import_bytes(std::string_view bytes, const std::string& name,
       fail_in(name, fmt::format("ONNX checker: {}", e.what()));
     }
     check_window_attributes(model.graph(), name);
+    check_convertible_domains(model.graph(), opset, name);
     model = converted(model, opset, name);
     opset = kMinOpset;
   }

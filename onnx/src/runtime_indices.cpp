@@ -3,6 +3,7 @@
 // comparisons: a dim is inserted beside the axis so each index meets every position along it,
 // onehot[.., k, j, ..] = (indices[.., k, ..] == j), and the result is a sum over one of the
 // two. The intermediate has indices-extent x axis-extent elements per other position.
+// ReverseSequence is such a gather along time, its indices computed from runtime lengths.
 #include "converters.h"
 
 #include <fmt/format.h>
@@ -45,19 +46,46 @@ Value back_to(Builder& b, Value v, DType d) {
   return d == DType::F32 ? v : b.typecast(v, d);
 }
 
+// out[.., k, ..] = data[.., indices[.., k, ..], ..] along `axis`: the sum over j of
+// onehot[.., k, j, ..] * data[.., j, ..].
+Value gather_along(Builder& b, Value data, Value indices, int64_t axis) {
+  TensorType t = b.type(data);
+  Value hot = one_hot(b, indices, axis, t.shape[axis]);
+  Value picked = b.multiply(hot, insert_dim(b, in_f32(b, data), axis));
+  return back_to(b, b.sum(picked, ReduceOptions{{axis + 1}, false}), t.dtype);
+}
+
 } // namespace
 
 void gather_elements_runtime(NodeContext& c) {
-  // out[.., k, ..] = sum over j of onehot[.., k, j, ..] * data[.., j, ..].
   Builder& b = c.builder();
-  Value data = c.operand(0);
-  TensorType t = b.type(data);
-  Value indices = c.operand(1);
-  int64_t axis = checked_axis(c, t.shape, b.type(indices).shape);
-  Value hot = one_hot(b, indices, axis, t.shape[axis]);
-  Value picked = b.multiply(hot, insert_dim(b, in_f32(b, data), axis));
-  Value y = b.sum(picked, ReduceOptions{{axis + 1}, false});
-  c.set_output(0, back_to(b, y, t.dtype));
+  Value data = c.operand(0), indices = c.operand(1);
+  int64_t axis = checked_axis(c, b.type(data).shape, b.type(indices).shape);
+  c.set_output(0, gather_along(b, data, indices, axis));
+}
+
+void convert_reverse_sequence(NodeContext& c) {
+  // Along the time axis, batch entry i reads step len_i - 1 - t for t < len_i and t after:
+  // index t + (t < len) (len - 1 - 2t), the same for every other dim, gathered one-hot.
+  Builder& b = c.builder();
+  Value x = c.operand(0);
+  const Shape s = b.type(x).shape;
+  if (s.rank() < 2) c.fail(fmt::format("expected an input of rank 2 or more, got {}", s.str()));
+  const int64_t time = c.attr_int("time_axis", 0), batch = c.attr_int("batch_axis", 1);
+  if (!((time == 0 && batch == 1) || (time == 1 && batch == 0)))
+    c.fail(fmt::format("expected time_axis and batch_axis 0 and 1 (either way), got {} and {}",
+                       time, batch));
+  if (c.input_shape(1) != Shape{s[batch]})
+    c.fail(fmt::format("expected 'sequence_lens' of shape [{}], got {}", s[batch],
+                       c.input_shape(1).str()));
+  std::vector<int64_t> lens_dims(static_cast<size_t>(s.rank()), 1);
+  lens_dims[static_cast<size_t>(batch)] = s[batch];
+  Value len = b.reshape(in_f32(b, operand_like(c, 1, DType::F32, false)), lens_dims);
+  Value t = iota(b, s[time], time, s.rank(), DType::F32);
+  auto f = [&](double v) { return b.scalar(v, DType::F32); };
+  Value flip = b.subtract(b.subtract(len, f(1)), b.multiply(t, f(2)));
+  Value index = b.add(t, b.multiply(b.less(t, len), flip));
+  c.set_output(0, gather_along(b, x, b.broadcast(index, s), time));
 }
 
 void scatter_elements_runtime(NodeContext& c) {

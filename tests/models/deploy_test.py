@@ -7,8 +7,10 @@ For each model (an MLP, a small CNN with convolution, batch normalization and po
 CNN over a waveform, a small transformer encoder layer, a decoder with a transposed
 convolution, nearest and bilinear resizes and log-softmax, a bidirectional two-layer LSTM and a
 GRU, each with a linear head, a quantization-aware CNN exported as
-QuantizeLinear/DequantizeLinear pairs, a mixture of experts with a top-2 router, and a 3-D
-CNN over video frames), exports it from torch with its weights (ONNX initializers), then
+QuantizeLinear/DequantizeLinear pairs, a mixture of experts with a top-2 router, a 3-D CNN
+over video frames, and a spatial transformer resampling its input on a grid it computes),
+exports it from torch with its weights (ONNX initializers; opset 14, 16 for the spatial
+transformer's GridSample), then
   tilesat opt M.onnx --device wormhole_b0 -o M.tsprog      (weights stored in the program)
   tilesat run M.tsprog --input NAME=X.npy --output-dir OUT  (only the model's real input)
 and compares OUT/<output name>.npy with torch's output: normwise relative error at most 1e-5
@@ -19,7 +21,7 @@ not installed, 1 on any mismatch. Needs Debian's python3-torch and python3-onnx;
 /usr/bin/python3.
 """
 import os
-import subprocess
+from cli_run import run
 import sys
 
 try:
@@ -164,6 +166,38 @@ class QuantizedCnn(nn.Module):
         return nn.functional.linear(x.mean((2, 3)), self.weight(self.fc), self.fc.bias)
 
 
+class SpatialTransformer(nn.Module):
+    """A spatial transformer: a localization net (convolution, pooling, linear) predicts each
+    image's affine transform, the image is resampled on the grid it maps (GridSample, bilinear,
+    zeros padding), and a convolution reads the result. The grid is F.affine_grid's; torch
+    exports affine_grid only from opset 20, so the export writes it as the product it is: the
+    output pixel centres (x, y, 1) times theta transposed."""
+
+    def __init__(self, size=28):
+        super().__init__()
+        self.size = size
+        self.loc = nn.Sequential(nn.Conv2d(1, 8, 5), nn.MaxPool2d(2), nn.ReLU())
+        self.fc = nn.Linear(8 * ((size - 4) // 2) ** 2, 6)
+        with torch.no_grad():  # a warp near the identity (scaled, sheared, moved), as trained
+            self.fc.weight.mul_(0.1)
+            self.fc.bias.copy_(torch.tensor([0.9, 0.2, 0.1, -0.15, 1.1, -0.05]))
+        self.head = nn.Conv2d(1, 4, 3, padding=1)
+        centres = (torch.arange(size) * 2 + 1) / size - 1  # align_corners=False
+        xs, ys = torch.meshgrid(centres, centres, indexing="xy")
+        base = torch.stack([xs, ys, torch.ones(size, size)], -1)
+        self.register_buffer("base", base.reshape(1, size * size, 3))
+
+    def forward(self, x):
+        theta = self.fc(self.loc(x).flatten(1)).view(-1, 2, 3)
+        if torch.onnx.is_in_onnx_export():
+            grid = (self.base @ theta.transpose(1, 2)).view(-1, self.size, self.size, 2)
+        else:
+            grid = nn.functional.affine_grid(theta, list(x.shape), align_corners=False)
+        y = nn.functional.grid_sample(x, grid, mode="bilinear", padding_mode="zeros",
+                                      align_corners=False)
+        return self.head(y)
+
+
 def models():
     torch.manual_seed(0)
     cnn = SmallCnn()
@@ -183,15 +217,8 @@ def models():
         "audio": (AudioCnn(), [2, 1, 400]),
         "moe": (MixtureOfExperts(), [16, 32]),
         "video": (VideoCnn(), [2, 3, 6, 16, 16]),
+        "stn": (SpatialTransformer(), [2, 1, 28, 28], 16),
     }
-
-
-def run(cmd):
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        print(f"FAILED: {' '.join(cmd)}\n{p.stdout}{p.stderr}")
-        return None
-    return p.stdout
 
 
 def main():
@@ -199,12 +226,12 @@ def main():
     api = sys.argv[3] if len(sys.argv) > 3 else None
     os.makedirs(work, exist_ok=True)
     failures = 0
-    for name, (module, shape) in models().items():
+    for name, (module, shape, *opset) in models().items():
         module.eval()
         x = torch.randn(*shape)
         path = os.path.join(work, name + ".onnx")
         torch.onnx.export(module, (x,), path, input_names=["x"], output_names=["y.out"],
-                          opset_version=14)
+                          opset_version=opset[0] if opset else 14)
         with torch.no_grad():
             want = module(x).numpy().astype(np.float64)
         np.save(os.path.join(work, name + ".x.npy"), x.numpy())

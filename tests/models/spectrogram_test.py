@@ -17,7 +17,7 @@ and the log amplifies relative error where the power is small). Exits 77 when nu
 missing, 1 on any mismatch. Run with /usr/bin/python3.
 """
 import os
-import subprocess
+from cli_run import run
 import sys
 
 try:
@@ -115,14 +115,6 @@ def build(name, samples, n_fft, hop, mels, rate, classes):
         return (fc_w.astype(np.float64) @ pooled + fc_b)[None]
 
     return model, reference
-
-
-def run(cmd):
-    p = subprocess.run(cmd, capture_output=True, text=True)
-    if p.returncode != 0:
-        print(f"FAILED: {' '.join(cmd)}\n{p.stdout}{p.stderr}")
-        return None
-    return p.stdout
 
 
 def main():

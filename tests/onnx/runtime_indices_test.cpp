@@ -86,5 +86,27 @@ TEST(RuntimeIndices, ScatterElements) {
               HasSubstr("expected reduction 'none' or 'add' with runtime indices, got 'mul'"));
 }
 
+TEST(RuntimeIndices, ReverseSequence) {
+  // Batch-major [3, 4, 2] (time_axis 1), runtime lengths 4, 2, 1: entry 0 reversed whole,
+  // entry 1 its first two steps, entry 2 unchanged; the trailing dim moves with its step.
+  OnnxModel m;
+  m.input("x", {3, 4, 2});
+  m.input("lens", {3}, ::onnx::TensorProto::INT64);
+  ::onnx::NodeProto* n = m.node("ReverseSequence", {"x", "lens"}, {"y"});
+  OnnxModel::attr(n, "time_axis", int64_t{1});
+  OnnxModel::attr(n, "batch_axis", int64_t{0});
+  m.output("y", std::vector<int64_t>{3, 4, 2});
+  std::vector<float> x(24);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
+  Tensor y = run(import(m), {{"x", T({3, 4, 2}, x)}, {"lens", T({3}, {4, 2, 1}, DType::I32)}});
+  EXPECT_THAT(y.data(), ElementsAre(6, 7, 4, 5, 2, 3, 0, 1,           // 0..3 reversed
+                                    10, 11, 8, 9, 12, 13, 14, 15,     // 0..1 reversed
+                                    16, 17, 18, 19, 20, 21, 22, 23)); // as it was
+
+  OnnxModel bad = m;
+  bad.graph().mutable_node(0)->mutable_attribute(0)->set_i(2); // time_axis
+  EXPECT_THAT(import_error(bad), HasSubstr("expected time_axis and batch_axis 0 and 1"));
+}
+
 } // namespace
 } // namespace tilesat::onnx::testing

@@ -17,7 +17,10 @@
 // the same code (the templates below) on host doubles or on graph values.
 //
 // S is dense: N * H_out * W_out * H_in * W_in elements (a 64x64 warp of a 64x64 image is 16M
-// per image), so one of more than kMaxHostElements (2^28) is an error naming the sizes.
+// per image). Its two factors also give Y without it: T = X [N, C * H_in, W_in] times the
+// column factor, then the sum over rows of T times the row factor, with N * C * H_in * P
+// partial sums; a runtime grid takes that form when it is the smaller, a known grid when S
+// would pass kMaxHostElements (2^28). Past that in both forms is an error naming the sizes.
 //
 // Sampling follows the ONNX spec's reference, per axis of extent L:
 //   - the source coordinate x of a grid value g in [-1, 1]: (g + 1) / 2 * (L - 1) with
@@ -214,9 +217,22 @@ struct SampleSizes {
   int64_t p() const { return h_out * w_out; }
 };
 
+/// Fails unless every value of a grid known at import is finite.
+void check_finite(NodeContext& c, const HostTensor& grid, const SampleSizes& z) {
+  for (int64_t n = 0; n < z.n; ++n)
+    for (int64_t p = 0; p < z.p(); ++p) {
+      size_t at = static_cast<size_t>((n * z.p() + p) * 2);
+      double gx = grid.values[at], gy = grid.values[at + 1];
+      if (!std::isfinite(gx) || !std::isfinite(gy))
+        c.fail(fmt::format("expected finite grid values, got ({}, {}) at batch {}, pixel {}", gx,
+                           gy, n, p));
+    }
+}
+
 /// S [N, Q, P] of a grid known at import.
 Tensor host_matrix(NodeContext& c, const HostTensor& grid, const SampleSizes& z,
                    const Sampling& s) {
+  check_finite(c, grid, z);
   HostMath m;
   SampleAxis ax = axis_of(z.w_in, s.align_corners), ay = axis_of(z.h_in, s.align_corners);
   Tensor st(TensorType{DType::F32, Shape{z.n, z.q(), z.p()}, {}});
@@ -224,9 +240,6 @@ Tensor host_matrix(NodeContext& c, const HostTensor& grid, const SampleSizes& z,
     for (int64_t p = 0; p < z.p(); ++p) {
       size_t at = static_cast<size_t>((n * z.p() + p) * 2);
       double gx = grid.values[at], gy = grid.values[at + 1];
-      if (!std::isfinite(gx) || !std::isfinite(gy))
-        c.fail(fmt::format("expected finite grid values, got ({}, {}) at batch {}, pixel {}", gx,
-                           gy, n, p));
       auto xs = sample_taps(m, source_coordinate(m, gx, ax, s), ax, s);
       auto ys = sample_taps(m, source_coordinate(m, gy, ay, s), ay, s);
       for (const SampleTap<double>& ty : ys) {
@@ -243,6 +256,26 @@ Tensor host_matrix(NodeContext& c, const HostTensor& grid, const SampleSizes& z,
   return st;
 }
 
+/// One axis' factor of S for a grid known at import: [N, extent, P], the weight of each index
+/// along the axis (`coordinate` 0: x, the width; 1: y, the height) for each output pixel.
+Tensor host_factor(const HostTensor& grid, const SampleSizes& z, const Sampling& s,
+                   int64_t coordinate) {
+  HostMath m;
+  const int64_t extent = coordinate == 0 ? z.w_in : z.h_in;
+  SampleAxis a = axis_of(extent, s.align_corners);
+  Tensor f(TensorType{DType::F32, Shape{z.n, extent, z.p()}, {}});
+  for (int64_t n = 0; n < z.n; ++n) {
+    for (int64_t p = 0; p < z.p(); ++p) {
+      double g = grid.values[static_cast<size_t>((n * z.p() + p) * 2 + coordinate)];
+      for (const SampleTap<double>& t : sample_taps(m, source_coordinate(m, g, a, s), a, s)) {
+        if (!(t.index >= 0 && t.index < static_cast<double>(extent))) continue;
+        f[(n * extent + static_cast<int64_t>(t.index)) * z.p() + p] += static_cast<float>(t.weight);
+      }
+    }
+  }
+  return f;
+}
+
 /// One axis' factor of S for runtime grid values g [N, 1, P] (f32): [N, extent, P], the sum
 /// over the taps of weight * (tap index == iota).
 Value axis_factor(Builder& b, Value g, const SampleAxis& a, const Sampling& s) {
@@ -257,18 +290,32 @@ Value axis_factor(Builder& b, Value g, const SampleAxis& a, const Sampling& s) {
   return *sum;
 }
 
-/// S [N, Q, P] of a runtime grid [N, H_out, W_out, 2].
-Value graph_matrix(Builder& b, Value grid, const SampleSizes& z, const Sampling& s) {
+/// The factors [N, W_in, P] (x) and [N, H_in, P] (y) of a runtime grid [N, H_out, W_out, 2].
+std::pair<Value, Value> graph_factors(Builder& b, Value grid, const SampleSizes& z,
+                                      const Sampling& s) {
   grid = in_f32(b, grid);
   auto coordinate = [&](int64_t i) {
     Value g = b.slice(grid, {0, 0, 0, i}, {z.n, z.h_out, z.w_out, i + 1});
     return b.reshape(g, {z.n, 1, z.p()});
   };
-  Value fx = axis_factor(b, coordinate(0), axis_of(z.w_in, s.align_corners), s);
-  Value fy = axis_factor(b, coordinate(1), axis_of(z.h_in, s.align_corners), s);
+  return {axis_factor(b, coordinate(0), axis_of(z.w_in, s.align_corners), s),
+          axis_factor(b, coordinate(1), axis_of(z.h_in, s.align_corners), s)};
+}
+
+/// S [N, Q, P] from its factors: S[n, h * W + w, p] = fy[n, h, p] fx[n, w, p].
+Value matrix_of(Builder& b, Value fx, Value fy, const SampleSizes& z) {
   Value st =
       b.multiply(b.reshape(fy, {z.n, z.h_in, 1, z.p()}), b.reshape(fx, {z.n, 1, z.w_in, z.p()}));
   return b.reshape(st, {z.n, z.q(), z.p()});
+}
+
+/// Y [N, C, P] without S: the rows of X through the column factor, T = X [N, C * H_in, W_in]
+/// fx, then the sum over the rows of T weighted by the row factor. T has N C H_in P elements
+/// where S has N H_in W_in P: the smaller when there are fewer channels than input columns.
+Value factored_product(Builder& b, Value x, Value fx, Value fy, const SampleSizes& z) {
+  Value t = b.matmul(b.reshape(x, {z.n, z.c * z.h_in, z.w_in}), fx);
+  t = b.reshape(t, {z.n, z.c, z.h_in, z.p()});
+  return b.sum(b.multiply(t, b.reshape(fy, {z.n, 1, z.h_in, z.p()})), ReduceOptions{{2}, false});
 }
 
 Sampling sampling_of(NodeContext& c) {
@@ -321,27 +368,47 @@ void convert_grid_sample(NodeContext& c) {
   if (xs.numel() == 0 || gs.numel() == 0)
     c.fail(fmt::format("expected a nonempty X and grid, got X [{}] and grid [{}]",
                        fmt::join(xs.dims(), ", "), fmt::join(gs.dims(), ", ")));
-  std::optional<int64_t> dense = Shape::checked_numel(std::vector<int64_t>{z.n, z.q(), z.p()});
-  if (!dense || *dense > kMaxHostElements)
-    c.fail(fmt::format("the sampling matrix would have N {} x H_in*W_in {} x H_out*W_out {} "
-                       "elements, more than the 2^28 GridSample allows (it weighs every input "
-                       "pixel for every output pixel)",
-                       z.n, z.q(), z.p()));
-
-  Value st;
+  // S, or the channels' partial sums of the factored product. Both multiply as much; a known
+  // grid's S is a constant (nothing to build at run time), a runtime grid's is built from its
+  // factors, so the factored form serves a runtime grid whenever its partial sums are fewer,
+  // and a known grid only when S would be too large.
   const OnnxValue& grid = c.input(1);
-  if (c.input_static(1)) {
-    st = b.constant(host_matrix(c, *grid.data, z, s));
-  } else if (grid.data && !grid.weight_name.empty()) {
-    // An initializer: S is derived from it, a weight like it.
-    st = c.importer().add_weight(grid.weight_name + ".grid_sample",
-                                 host_matrix(c, *grid.data, z, s));
-  } else {
-    st = graph_matrix(b, c.operand(1), z, s);
-  }
+  const bool known = grid.data && (c.input_static(1) || !grid.weight_name.empty());
+  std::optional<int64_t> dense = Shape::checked_numel(std::vector<int64_t>{z.n, z.q(), z.p()});
+  std::optional<int64_t> partial =
+      Shape::checked_numel(std::vector<int64_t>{z.n, z.c, z.h_in, z.p()});
+  const bool dense_fits = dense && *dense <= kMaxHostElements;
+  const bool factored = !dense_fits || (!known && partial && *partial < *dense);
+  std::optional<int64_t> used = factored ? partial : dense;
+  if (!used || *used > kMaxHostElements)
+    c.fail(fmt::format("GridSample of a [{}] input on a {}x{} grid needs {} elements (the "
+                       "sampling matrix N x H_in*W_in x H_out*W_out, or N x C x H_in x "
+                       "H_out*W_out partial sums when fewer), more than the 2^28 allowed",
+                       fmt::join(xs.dims(), ", "), z.h_out, z.w_out,
+                       used ? fmt::format("{}", *used) : std::string("over 2^63")));
+
+  // A grid known at import gives constants (weights, derived from an initializer grid).
+  auto known_tensor = [&](std::string_view suffix, Tensor t) {
+    return c.input_static(1)
+               ? b.constant(t)
+               : c.importer().add_weight(grid.weight_name + std::string(suffix), std::move(t));
+  };
   DType dtype = c.input_type(0).dtype;
-  Value x = b.reshape(in_f32(b, c.operand(0)), {z.n, z.c, z.q()});
-  Value y = b.reshape(b.matmul(x, st), {z.n, z.c, z.h_out, z.w_out});
+  Value x = in_f32(b, c.operand(0)), y;
+  if (!factored) {
+    Value st = known ? known_tensor(".grid_sample", host_matrix(c, *grid.data, z, s))
+                     : std::apply([&](Value fx, Value fy) { return matrix_of(b, fx, fy, z); },
+                                  graph_factors(b, c.operand(1), z, s));
+    y = b.matmul(b.reshape(x, {z.n, z.c, z.q()}), st);
+  } else {
+    if (known) check_finite(c, *grid.data, z);
+    auto [fx, fy] =
+        known ? std::pair{known_tensor(".grid_sample_x", host_factor(*grid.data, z, s, 0)),
+                          known_tensor(".grid_sample_y", host_factor(*grid.data, z, s, 1))}
+              : graph_factors(b, c.operand(1), z, s);
+    y = factored_product(b, x, fx, fy, z);
+  }
+  y = b.reshape(y, {z.n, z.c, z.h_out, z.w_out});
   c.set_output(0, dtype == DType::F32 ? y : b.typecast(y, dtype));
 }
 

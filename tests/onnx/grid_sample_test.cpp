@@ -226,10 +226,34 @@ TEST(GridSample, Errors) {
   std::vector<float> nan = {0, std::nanf("")};
   EXPECT_THAT(import_error(grid_sample(kX23, {1, 1, 1, 2}, nan, GridAs::Constant, {})),
               HasSubstr("expected finite grid values, got (0, nan) at batch 0, pixel 0"));
-  // 256 x 256 pixels sampled at 65 x 64 points: 2^16 x 4160 weights.
-  EXPECT_THAT(error({1, 1, 256, 256}, {1, 65, 64, 2}, {}),
-              HasSubstr("the sampling matrix would have N 1 x H_in*W_in 65536 x H_out*W_out 4160 "
-                        "elements, more than the 2^28"));
+  // 512 channels of 256 x 256 pixels sampled at 65 x 64 points: 2^16 x 4160 weights in S,
+  // 512 x 256 x 4160 partial sums.
+  EXPECT_THAT(error({1, 512, 256, 256}, {1, 65, 64, 2}, {}),
+              HasSubstr("GridSample of a [1, 512, 256, 256] input on a 65x64 grid needs "
+                        "545259520 elements"));
+}
+
+TEST(GridSample, FewChannelsSampleWithoutTheMatrix) {
+  // One channel of 256 x 256 at 65 x 64 points: S (2^16 x 4160, 272M) is past the limit, the
+  // factored product's partial sums (256 x 4160) are not; a runtime grid's factors (graph ops)
+  // and a known grid's (host) give one result.
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(-1.2f, 1.2f);
+  std::vector<float> x(256 * 256), grid(65 * 64 * 2);
+  for (float& v : x) v = u(rng);
+  for (float& v : grid) v = u(rng);
+  std::vector<float> first;
+  for (GridAs as : {GridAs::Input, GridAs::Constant}) {
+    ImportedModel im = import(grid_sample({1, 1, 256, 256}, {1, 65, 64, 2}, grid, as, {}));
+    EXPECT_EQ(count_ops(im.graph, OpKind::Sum), 1u);
+    std::map<std::string, Tensor> inputs{{"x", T(Shape{1, 1, 256, 256}, x)}};
+    if (as == GridAs::Input) inputs.emplace("grid", T(Shape{1, 65, 64, 2}, grid));
+    std::vector<float> y = run(im, inputs).data();
+    if (first.empty())
+      first = y;
+    else
+      EXPECT_THAT(y, Pointwise(FloatNear(1e-5), first));
+  }
 }
 
 TEST(GridSample, Opset20ModeNames) {

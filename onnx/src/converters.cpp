@@ -181,6 +181,8 @@ constexpr std::pair<std::string_view, Converter> kMicrosoftConverters[] = {
     {"QLinearAveragePool", convert_qlinear_pool},
     {"QLinearGlobalAveragePool", convert_qlinear_pool},
     {"QLinearConcat", convert_qlinear_concat},
+    {"QLinearSoftmax", convert_qlinear_softmax},
+    {"QGemm", convert_qgemm},
 };
 
 } // namespace

@@ -124,9 +124,15 @@ void convert_qlinear_activation(NodeContext& c);
 void convert_qlinear_pool(NodeContext& c);
 /// com.microsoft QLinearConcat.
 void convert_qlinear_concat(NodeContext& c);
+/// com.microsoft QLinearSoftmax: the softmax of the real values, requantized.
+void convert_qlinear_softmax(NodeContext& c);
+/// com.microsoft QGemm: alpha a_scale b_scale (A' B' + C), requantized, or in f32 without
+/// y_scale.
+void convert_qgemm(NodeContext& c);
 /// The converter of com.microsoft op `op_type`: only the contrib ops ONNX Runtime's QOperator
 /// quantizer writes next to the standard ones (QLinearAdd, QLinearMul, QLinearSigmoid,
-/// QLinearLeakyRelu, QLinearAveragePool, QLinearGlobalAveragePool, QLinearConcat); nullptr
+/// QLinearLeakyRelu, QLinearAveragePool, QLinearGlobalAveragePool, QLinearConcat,
+/// QLinearSoftmax, QGemm); nullptr
 /// for any other.
 Converter find_microsoft_converter(std::string_view op_type);
 /// A convolution or pooling window over n spatial dims (ONNX's attributes, auto_pad resolved).

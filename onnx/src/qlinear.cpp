@@ -2,7 +2,7 @@
 // models in ONNX Runtime's QOperator form import, plan and run: ONNX's QLinearConv,
 // QLinearMatMul, ConvInteger and MatMulInteger, and the com.microsoft ops its quantizer writes
 // next to them (QLinearAdd, QLinearMul, QLinearSigmoid, QLinearLeakyRelu, QLinearAveragePool,
-// QLinearGlobalAveragePool, QLinearConcat).
+// QLinearGlobalAveragePool, QLinearConcat, QLinearSoftmax, QGemm).
 //
 // Quantized values are integers held in i32. Convolutions and matrix products run on the
 // operands less their zero points, in f32: those are integers in [-255, 255], held exactly;
@@ -348,6 +348,86 @@ void convert_qlinear_activation(NodeContext& c) {
     y = b.divide(apply_activation(b, a, real), scale_scalar(c, ys));
   }
   c.set_output(0, output_from(c, y, 4, 0, "Y_zero_point", "X"));
+}
+
+void convert_qlinear_softmax(NodeContext& c) {
+  // X, X_scale, x_zero_point, Y_scale, y_zero_point; 'axis' (default -1) and 'opset', the
+  // Softmax version it stands for: before 13 the input is seen as 2-D, [dims before axis,
+  // dims from axis on].
+  Builder& b = c.builder();
+  Value x = shifted_input(c, 0, 2, "X", "x_zero_point");
+  const Shape s = b.type(x).shape;
+  const int64_t opset = c.attr_int("opset", 13);
+  const int64_t axis =
+      norm_axis(c.attr_int("axis", opset < 13 ? 1 : -1), std::max<int64_t>(s.rank(), 1), "'axis'");
+  Value real = b.multiply(x, scale_scalar(c, {1, std::nullopt, "X_scale"}));
+  Value y;
+  if (opset < 13) {
+    int64_t rows = 1;
+    for (int64_t d = 0; d < axis; ++d) rows *= s[d];
+    y = b.reshape(b.softmax(b.reshape(real, {rows, s.numel() / std::max<int64_t>(rows, 1)}), 1),
+                  s.dims());
+  } else {
+    y = b.softmax(real, axis);
+  }
+  y = b.divide(y, scale_scalar(c, {3, std::nullopt, "Y_scale"}));
+  c.set_output(0, output_from(c, y, 4, 0, "y_zero_point", "X"));
+}
+
+void convert_qgemm(NodeContext& c) {
+  // A, a_scale, a_zero_point, B, b_scale, b_zero_point, C, y_scale, y_zero_point; 'alpha',
+  // 'transA', 'transB'. Y = alpha a_scale b_scale (A' B' + C): C is int32 at scale
+  // a_scale * b_scale; B's scale and zero point per tensor or per column (N values). Without
+  // y_scale the result is that real value in f32, else it is requantized.
+  Builder& b = c.builder();
+  check_quantized(c, 0, "A");
+  check_quantized(c, 3, "B");
+  check_zero_point(c, 2, 0, "a_zero_point", "A");
+  check_zero_point(c, 5, 3, "b_zero_point", "B");
+  const Shape as = c.input_shape(0), bs = c.input_shape(3);
+  if (as.rank() != 2 || bs.rank() != 2)
+    c.fail(fmt::format("expected 2-D A and B, got {} and {}", as.str(), bs.str()));
+  const bool ta = c.attr_int("transA", 0) != 0, tb = c.attr_int("transB", 0) != 0;
+  // B's columns are its dim 1, or dim 0 when it is read transposed.
+  const int64_t column_axis = tb ? 0 : 1, n = bs[column_axis];
+  auto b_dims = [&](size_t i, std::string_view what) -> Dims {
+    if (!per_axis_dims(c, i, bs, column_axis, what)) return std::nullopt;
+    return std::vector<int64_t>{1, n};
+  };
+  Dims a_zp = c.has_input(2) ? per_tensor(c, 2, "a_zero_point") : std::nullopt;
+  Value av = zero_shifted(c, 0, 2, a_zp);
+  Value bv = zero_shifted(c, 3, 5,
+                          c.has_input(5) ? per_axis_dims(c, 5, bs, column_axis, "b_zero_point")
+                                         : std::nullopt);
+  MatmulOptions o;
+  o.transpose_a = ta;
+  o.transpose_b = tb;
+  Value acc = b.matmul(av, bv, o);
+  if (c.has_input(6)) {
+    std::optional<int32_t> t = elem_type_of(c, 6);
+    if (c.input_type(6).dtype != DType::I32 || (t && *t != TP::INT32))
+      c.fail(fmt::format("expected an int32 'C', got {}",
+                         t ? elem_type_name(*t) : c.input_type(6).str()));
+    Value bias = c.input(6).data ? c.importer().add_weight(c.node().input(6),
+                                                           to_tensor(*c.input(6).data, DType::F32))
+                                 : in_f32(b, c.operand(6));
+    acc = b.add(acc, bias);
+  }
+  const double alpha = c.attr_float("alpha", 1.0);
+  if (!std::isfinite(alpha)) c.fail(fmt::format("expected a finite 'alpha', got {}", alpha));
+  ScaleFactor a_scale{1, std::nullopt, "a_scale"}, b_scale{4, b_dims(4, "b_scale"), "b_scale"};
+  if (!c.has_input(7)) {
+    // The real value, in f32.
+    scale_data(c, 4, "b_scale");
+    Value m = b.multiply(b.multiply(scale_scalar(c, a_scale), b.scalar(alpha, DType::F32)),
+                         param_operand(c, 4, DType::F32, b_scale.dims));
+    c.set_output(0, b.multiply(acc, m));
+    return;
+  }
+  IntRange r = output_range(c, 8, 8, "y_zero_point");
+  Value m = multiplier(c, {a_scale, b_scale}, {7, std::nullopt, "y_scale"});
+  c.set_output(0, requantized(c, b.multiply(acc, b.multiply(m, b.scalar(alpha, DType::F32))), 8,
+                              "y_zero_point", r));
 }
 
 void convert_qlinear_pool(NodeContext& c) {

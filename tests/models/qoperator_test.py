@@ -10,7 +10,8 @@ biases):
   -> QLinearLeakyRelu -> QLinearConv 3x3 stride 2 (nonzero per-channel weight zero points)
   -> QLinearAdd with a QLinearAveragePool 2x2 of the same input (a residual branch)
   -> QLinearGlobalAveragePool -> Reshape -> QLinearMatMul (per-column int8 weights)
-  -> DequantizeLinear
+  -> DequantizeLinear, and from QLinearMatMul's result also
+  -> QGemm (B read transposed, per-column scales, int32 bias) -> QLinearSoftmax
 and goes through
   tilesat opt M.onnx --device wormhole_b0 -o M.tsprog
   tilesat run M.tsprog --input x=X.npy --output-dir OUT
@@ -116,6 +117,21 @@ def qmatmul(aq, azp, as_, bq, bzp, bs, ys, yzp):
     return quantize(exact(acc) * m.reshape(1, -1), yzp)
 
 
+def qgemm_t(aq, azp, as_, bq, bs, bias, ys, yzp):
+    """QGemm with B [N, K] read transposed, B's zero point 0, alpha 1."""
+    acc = (aq.astype(np.int64) - azp) @ bq.astype(np.int64).T + bias.reshape(1, -1)
+    return quantize(exact(acc) * (F(as_) * frac(bs) / F(ys)).reshape(1, -1), yzp)
+
+
+def qsoftmax(xq, xs, xzp, ys, yzp):
+    """QLinearSoftmax over the last axis; the softmax in float64 (not exact: a value within
+    rounding of a half may land one step off, as the check allows)."""
+    v = (xq.astype(np.float64) - xzp) * np.float64(xs)
+    e = np.exp(v - v.max(-1, keepdims=True))
+    real = e / e.sum(-1, keepdims=True) / np.float64(ys)
+    return np.clip(np.rint(real).astype(np.int64) + yzp, *U8)
+
+
 def calibrated(real, tight=0.9):
     """uint8 scale and zero point over the real values' range (widened to hold 0), narrowed
     by `tight` so the extremes saturate."""
@@ -176,6 +192,15 @@ def build(x):
     acc = (g.reshape(-1, 8).astype(np.int64) - gzp) @ wfc.astype(np.int64)
     qs, qzp = calibrated(acc * gs * wsfc.reshape(1, -1), tight=1.0)
     P["q"] = (gzp, gs, wfc, wzpfc, wsfc, qs, qzp)
+    q = qmatmul(g.reshape(-1, 8), *P["q"])
+    # A QGemm head 10 -> 6 (weights [6, 10] read transposed, bias at scale qs * ws), then a
+    # QLinearSoftmax at scale 1/256.
+    wh, wsh, _ = weights(rng, (6, 10))
+    bh = np.rint(rng.standard_normal(6) * 0.2 / (qs * wsh)).astype(np.int32)
+    acc = (q.astype(np.int64) - qzp) @ wh.astype(np.int64).T + bh
+    hs, hzp = calibrated(acc * qs * wsh.reshape(1, -1), tight=1.0)
+    P["h"] = (qzp, qs, wh, wsh, bh, hs, hzp)
+    P["sm"] = (hs, hzp, np.float32(1 / 256), 0)
 
     def t(name, v, dtype=None):
         a = np.asarray(v, dtype=dtype)
@@ -193,6 +218,9 @@ def build(x):
         t("flat", [x.shape[0], 8], np.int64),
         t("wfc", wfc), t("wsfc", wsfc), t("wzpfc", wzpfc),
         t("qs", qs, np.float32), t("qzp", qzp, np.uint8),
+        t("wh", wh), t("wsh", wsh), t("wzph", np.zeros(6, dtype=np.int8)), t("bh", bh),
+        t("hs", hs, np.float32), t("hzp", hzp, np.uint8),
+        t("sms", 1 / 256, np.float32), t("smzp", 0, np.uint8),
     ]
     ms = "com.microsoft"
     nodes = [
@@ -213,13 +241,17 @@ def build(x):
         helper.make_node("QLinearMatMul", ["f", "gs", "gzp", "wfc", "wsfc", "wzpfc", "qs", "qzp"],
                          ["q"]),
         helper.make_node("DequantizeLinear", ["q", "qs", "qzp"], ["y"]),
+        helper.make_node("QGemm", ["q", "qs", "qzp", "wh", "wsh", "wzph", "bh", "hs", "hzp"],
+                         ["h"], domain=ms, transB=1),
+        helper.make_node("QLinearSoftmax", ["h", "hs", "hzp", "sms", "smzp"], ["sm"], domain=ms,
+                         axis=-1, opset=13),
     ]
     n, _, h, w = x.shape
     u8 = TensorProto.UINT8
     outs = [("xq", u8, [n, 3, h, w]), ("c1", u8, [n, 8, h, w]), ("r1", u8, [n, 8, h, w]),
             ("c2", u8, [n, 8, h // 2, w // 2]), ("p1", u8, [n, 8, h // 2, w // 2]),
             ("s", u8, [n, 8, h // 2, w // 2]), ("g", u8, [n, 8, 1, 1]), ("q", u8, [n, 10]),
-            ("y", TensorProto.FLOAT, [n, 10])]
+            ("y", TensorProto.FLOAT, [n, 10]), ("h", u8, [n, 6]), ("sm", u8, [n, 6])]
     graph = helper.make_graph(
         nodes, "qoperator_cnn", [helper.make_tensor_value_info("x", TensorProto.FLOAT,
                                                                list(x.shape))],
@@ -244,6 +276,8 @@ def references(x, got, P):
         "s": qadd(got["c2"], P["s"][0], got["p1"], P["s"][1], P["s"][2], P["s"][3]),
         "g": gap(got["s"], *P["g"]),
         "q": qmatmul(got["g"].reshape(x.shape[0], 8), *P["q"]),
+        "h": qgemm_t(got["q"], *P["h"]),
+        "sm": qsoftmax(got["h"], *P["sm"]),
     }
 
 
@@ -264,7 +298,7 @@ def main():
         return 1
     print(f"qoperator_cnn: {summary.strip()}")
     got = {k: np.load(os.path.join(out, k + ".npy")).astype(np.int64)
-           for k in ("xq", "c1", "r1", "c2", "p1", "s", "g", "q")}
+           for k in ("xq", "c1", "r1", "c2", "p1", "s", "g", "q", "h", "sm")}
     want = references(x, got, P)
     failures = 0
     for name, w in want.items():

@@ -227,6 +227,55 @@ TEST(QLinear, MicrosoftGlobalAveragePoolChannelsLast) {
   EXPECT_THAT(run(import(m), {{"x", I({1, 2, 1, 2}, {1, 2, 3, 6})}}).data(), ElementsAre(5, 9));
 }
 
+// QGemm: A uint8 [1, 2] = [130, 120] (scale 0.5, zero point 128: [2, -8]) by B int8 [2, 2]
+// read transposed ([[3, 1], [-2, 4]], per-column scales 0.1 and 0.2), plus C int32 [10, -5]:
+// A' B'^T = [2 * 3 - 8 * 1, 2 * -2 - 8 * 4] = [-2, -36], + C = [8, -41], real values
+// 0.5 * [0.1 * 8, 0.2 * -41] = [0.4, -4.1].
+OnnxModel qgemm(bool quantized_output) {
+  OnnxModel m;
+  m.input("a", {1, 2}, TP::UINT8);
+  m.initializer("as", {}, {0.5f});
+  int_init(m, "az", TP::UINT8, {}, {128});
+  int_init(m, "b", TP::INT8, {2, 2}, {3, 1, -2, 4});
+  m.initializer("bs", {2}, {0.1f, 0.2f});
+  int_init(m, "bz", TP::INT8, {2}, {0, 0});
+  int_init(m, "c", TP::INT32, {2}, {10, -5});
+  std::vector<std::string> in = {"a", "as", "az", "b", "bs", "bz", "c"};
+  if (quantized_output) {
+    m.initializer("ys", {}, {0.25f});
+    int_init(m, "yz", TP::INT8, {}, {0});
+    in.insert(in.end(), {"ys", "yz"});
+  }
+  ::onnx::NodeProto* n = microsoft_node(m, "QGemm", in, "y");
+  OnnxModel::attr(n, "transB", int64_t{1});
+  typed_output(m, "y", quantized_output ? TP::INT8 : TP::FLOAT, {1, 2});
+  return m;
+}
+
+TEST(QLinear, MicrosoftGemmPerColumnWithBias) {
+  // Requantized at 0.25: 1.6 -> 2, -16.4 -> -16 (int8).
+  EXPECT_THAT(run(import(qgemm(true)), {{"a", I({1, 2}, {130, 120})}}).data(), ElementsAre(2, -16));
+  // Without y_scale, the real values.
+  Tensor y = run(import(qgemm(false)), {{"a", I({1, 2}, {130, 120})}});
+  EXPECT_EQ(y.type().dtype, DType::F32);
+  EXPECT_NEAR(y.data()[0], 0.4f, 1e-6f);
+  EXPECT_NEAR(y.data()[1], -4.1f, 1e-6f);
+}
+
+TEST(QLinear, MicrosoftSoftmax) {
+  // [130, 128, 126] less 128 at scale 1: softmax([2, 0, -2]) = [0.86681, 0.11731, 0.01588],
+  // at scale 1/256: 221.9, 30.03, 4.06 -> [222, 30, 4].
+  OnnxModel m;
+  m.input("x", {1, 3}, TP::UINT8);
+  m.initializer("xs", {}, {1.0f});
+  m.initializer("ys", {}, {1.0f / 256});
+  int_init(m, "xz", TP::UINT8, {}, {128});
+  int_init(m, "yz", TP::UINT8, {}, {0});
+  microsoft_node(m, "QLinearSoftmax", {"x", "xs", "xz", "ys", "yz"}, "y");
+  typed_output(m, "y", TP::UINT8, {1, 3});
+  EXPECT_THAT(run(import(m), {{"x", I({1, 3}, {130, 128, 126})}}).data(), ElementsAre(222, 30, 4));
+}
+
 TEST(QLinear, ErrorsNameWhatIsWrong) {
   OnnxModel zp_type;
   zp_type.input("a", {1, 2}, TP::UINT8);
@@ -258,14 +307,14 @@ TEST(QLinear, ErrorsNameWhatIsWrong) {
               HasSubstr("QLinearMatMul): expected input 6 ('y_scale') to be known at import time"));
 
   // Only the com.microsoft ops of the QOperator form; those names in ai.onnx are not ops.
-  OnnxModel softmax;
-  softmax.input("x", {2}, TP::UINT8);
-  softmax.initializer("s", {}, {1.0f});
-  int_init(softmax, "z", TP::UINT8, {}, {0});
-  microsoft_node(softmax, "QLinearSoftmax", {"x", "s", "z", "s", "z"}, "y");
-  typed_output(softmax, "y", TP::UINT8, {2});
-  EXPECT_THAT(import_error(softmax),
-              HasSubstr("unsupported ONNX ops: com.microsoft.QLinearSoftmax (1)"));
+  OnnxModel reduce;
+  reduce.input("x", {2}, TP::UINT8);
+  reduce.initializer("s", {}, {1.0f});
+  int_init(reduce, "z", TP::UINT8, {}, {0});
+  microsoft_node(reduce, "QLinearReduceMean", {"x", "s", "z", "s", "z"}, "y");
+  typed_output(reduce, "y", TP::UINT8, {1});
+  EXPECT_THAT(import_error(reduce),
+              HasSubstr("unsupported ONNX ops: com.microsoft.QLinearReduceMean (1)"));
   OnnxModel wrong_domain;
   wrong_domain.input("x", {2}, TP::UINT8);
   wrong_domain.initializer("s", {}, {1.0f});

@@ -8,7 +8,8 @@ CNN over a waveform, a small transformer encoder layer, a decoder with a transpo
 convolution, nearest and bilinear resizes and log-softmax, a bidirectional two-layer LSTM and a
 GRU, each with a linear head, a quantization-aware CNN exported as
 QuantizeLinear/DequantizeLinear pairs, a mixture of experts with a top-2 router, a 3-D CNN
-over video frames, and a spatial transformer resampling its input on a grid it computes),
+over video frames, a spatial transformer resampling its input on a grid it computes, and
+RAFT optical flow),
 exports it from torch with its weights (ONNX initializers; opset 14, 16 for the spatial
 transformer's GridSample), then
   tilesat opt M.onnx --device wormhole_b0 -o M.tsprog      (weights stored in the program)
@@ -198,6 +199,22 @@ class SpatialTransformer(nn.Module):
         return self.head(y)
 
 
+class OpticalFlow(nn.Module):
+    """torchvision's RAFT (small, untrained) estimating the flow from frame 0 to frame 1 of its
+    input [2, 3, H, W] in two refinement steps: correlation lookups are GridSamples on a
+    runtime grid (the coordinates plus the flow so far), its encoders use instance norm.
+    128x128 frames: at 64x64 the coarsest correlation level is 1x1 and torch's own grid
+    normalization divides by zero (its output is NaN)."""
+
+    def __init__(self):
+        super().__init__()
+        from torchvision.models.optical_flow import raft_small
+        self.raft = raft_small(weights=None)
+
+    def forward(self, x):
+        return self.raft(x[0:1], x[1:2], num_flow_updates=2)[-1]
+
+
 def models():
     torch.manual_seed(0)
     cnn = SmallCnn()
@@ -218,6 +235,7 @@ def models():
         "moe": (MixtureOfExperts(), [16, 32]),
         "video": (VideoCnn(), [2, 3, 6, 16, 16]),
         "stn": (SpatialTransformer(), [2, 1, 28, 28], 16),
+        "raft": (OpticalFlow(), [2, 3, 128, 128], 16),
     }
 
 

@@ -2,10 +2,12 @@
 // in, or a flag the model is specialized to): the branch it takes is converted in place, its
 // outputs become the If's, and the other branch is never read. Loop whose trip count and
 // condition are known at import: unrolled, the body converted once per iteration with the
-// carried values of the one before, its scan outputs stacked. A runtime condition is an error
-// naming it: a plan is one static program.
+// carried values of the one before, its scan outputs stacked. Scan: unrolled the same way over
+// its scan inputs' static length, each step reading their slices (either direction). A runtime
+// condition is an error naming it: a plan is one static program.
 #include "converters.h"
 
+#include <algorithm>
 #include <fmt/format.h>
 
 namespace tilesat::onnx {
@@ -30,8 +32,20 @@ void convert_if(NodeContext& c) {
   }
 }
 
+namespace {
+
+constexpr int64_t kMaxIterations = 4096;
+
+// `v` with an extent-1 dim inserted at `axis`.
+Value with_unit_dim(Builder& b, Value v, int64_t axis) {
+  std::vector<int64_t> dims = b.type(v).shape.dims();
+  dims.insert(dims.begin() + axis, 1);
+  return b.reshape(v, dims);
+}
+
+} // namespace
+
 void convert_loop(NodeContext& c) {
-  constexpr int64_t kMaxIterations = 4096;
   Importer& im = c.importer();
   Builder& b = c.builder();
   std::optional<int64_t> trips;
@@ -85,12 +99,8 @@ void convert_loop(NodeContext& c) {
                          iteration));
     cond = next.data->values.at(0) != 0;
     for (size_t i = 0; i < carried; ++i) state[i] = im.value(outs[i + 1]);
-    for (size_t k = 0; k < scans; ++k) {
-      Value v = im.materialize(outs[1 + carried + k]);
-      std::vector<int64_t> dims = b.type(v).shape.dims();
-      dims.insert(dims.begin(), 1);
-      stacked[k].push_back(b.reshape(v, dims));
-    }
+    for (size_t k = 0; k < scans; ++k)
+      stacked[k].push_back(with_unit_dim(b, im.materialize(outs[1 + carried + k]), 0));
   }
   for (size_t i = 0; i < carried; ++i)
     if (c.wants_output(i)) im.define(c.node().output(static_cast<int>(i)), state[i]);
@@ -98,6 +108,89 @@ void convert_loop(NodeContext& c) {
     if (!c.wants_output(carried + k)) continue;
     if (stacked[k].empty()) c.fail("expected at least one iteration to stack the scan outputs");
     c.set_output(carried + k, stacked[k].size() == 1 ? stacked[k][0] : b.concat(stacked[k], 0));
+  }
+}
+
+void convert_scan(NodeContext& c) {
+  Importer& im = c.importer();
+  Builder& b = c.builder();
+  const ::onnx::AttributeProto* body = c.attr("body");
+  if (body == nullptr || !body->has_g()) c.fail("expected a 'body' graph");
+  const ::onnx::GraphProto& g = body->g();
+  const int64_t m = c.attr_int("num_scan_inputs", -1);
+  if (m < 1 || static_cast<size_t>(m) > c.num_inputs())
+    c.fail(fmt::format("expected 'num_scan_inputs' from 1 to the {} inputs, got {}", c.num_inputs(),
+                       m));
+  const size_t scanned = static_cast<size_t>(m), carried = c.num_inputs() - scanned;
+  if (static_cast<size_t>(g.input_size()) != carried + scanned ||
+      static_cast<size_t>(g.output_size()) < carried)
+    c.fail(fmt::format("expected a body with {} inputs ({} carried, {} scanned) and at least {} "
+                       "outputs",
+                       carried + scanned, carried, scanned, carried));
+  const size_t scans = static_cast<size_t>(g.output_size()) - carried;
+  // Per scan input and output: its axis (negative from the end) and direction (1: reversed).
+  auto per = [&](std::string_view name, size_t n) {
+    std::vector<int64_t> v = c.attr_ints(name, std::vector<int64_t>(n, 0));
+    if (v.size() != n)
+      c.fail(fmt::format("expected '{}' to have {} values, got {}", name, n, v.size()));
+    return v;
+  };
+  std::vector<int64_t> in_axes = per("scan_input_axes", scanned),
+                       in_dirs = per("scan_input_directions", scanned),
+                       out_axes = per("scan_output_axes", scans),
+                       out_dirs = per("scan_output_directions", scans);
+  std::vector<Value> inputs;
+  int64_t steps = -1;
+  for (size_t j = 0; j < scanned; ++j) {
+    inputs.push_back(c.operand(carried + j));
+    const Shape s = b.type(inputs.back()).shape;
+    in_axes[j] = norm_axis(in_axes[j], std::max<int64_t>(s.rank(), 1), "'scan_input_axes'");
+    if (steps >= 0 && s[in_axes[j]] != steps)
+      c.fail(fmt::format("expected every scan input to have {} steps, input {} has {}", steps,
+                         carried + j, s[in_axes[j]]));
+    steps = s[in_axes[j]];
+  }
+  if (steps < 1 || steps > kMaxIterations)
+    c.fail(fmt::format("expected from 1 to {} steps when unrolled, got {}", kMaxIterations, steps));
+  std::vector<OnnxValue> state;
+  for (size_t i = 0; i < carried; ++i) {
+    const std::string& in = c.node().input(static_cast<int>(i));
+    if (!im.value(in).weight_name.empty()) im.materialize(in);
+    state.push_back(im.value(in));
+  }
+  std::vector<std::vector<Value>> stacked(scans);
+  for (int64_t t = 0; t < steps; ++t) {
+    for (size_t i = 0; i < carried; ++i) im.define(g.input(static_cast<int>(i)).name(), state[i]);
+    for (size_t j = 0; j < scanned; ++j) {
+      const Shape s = b.type(inputs[j]).shape;
+      const int64_t at = in_dirs[j] != 0 ? steps - 1 - t : t, axis = in_axes[j];
+      std::vector<int64_t> begins(static_cast<size_t>(s.rank()), 0), ends = s.dims();
+      begins[static_cast<size_t>(axis)] = at;
+      ends[static_cast<size_t>(axis)] = at + 1;
+      std::vector<int64_t> dims = s.dims();
+      dims.erase(dims.begin() + axis);
+      OnnxValue step;
+      step.node = b.reshape(b.slice(inputs[j], begins, ends), dims).id;
+      im.define(g.input(static_cast<int>(carried + j)).name(), std::move(step));
+    }
+    std::vector<std::string> outs = im.convert_branch(g, fmt::format("body (step {})", t));
+    for (const std::string& o : outs)
+      if (!im.has_value(o)) c.fail(fmt::format("body output '{}' is not produced in it", o));
+    for (size_t i = 0; i < carried; ++i) state[i] = im.value(outs[i]);
+    for (size_t k = 0; k < scans; ++k) {
+      Value v = im.materialize(outs[carried + k]);
+      const int64_t rank = b.type(v).shape.rank() + 1;
+      if (t == 0) out_axes[k] = norm_axis(out_axes[k], rank, "'scan_output_axes'");
+      stacked[k].push_back(with_unit_dim(b, v, out_axes[k]));
+    }
+  }
+  for (size_t i = 0; i < carried && i < c.num_outputs(); ++i)
+    if (c.wants_output(i)) im.define(c.node().output(static_cast<int>(i)), state[i]);
+  for (size_t k = 0; k < scans && carried + k < c.num_outputs(); ++k) {
+    if (!c.wants_output(carried + k)) continue;
+    if (out_dirs[k] != 0) std::reverse(stacked[k].begin(), stacked[k].end());
+    c.set_output(carried + k,
+                 stacked[k].size() == 1 ? stacked[k][0] : b.concat(stacked[k], out_axes[k]));
   }
 }
 

@@ -166,6 +166,7 @@ constexpr std::pair<std::string_view, Converter> kConverters[] = {
     // Control flow with conditions and trip counts known at import.
     {"If", convert_if},
     {"Loop", convert_loop},
+    {"Scan", convert_scan},
     // Recurrences, unrolled over the sequence.
     {"LSTM", convert_lstm},
     {"GRU", convert_gru},

@@ -75,6 +75,9 @@ Value apply_activation(Builder& b, const Activation& a, Value x);
 // control_flow.cpp
 void convert_if(NodeContext& c);
 void convert_loop(NodeContext& c);
+/// Scan: unrolled over its scan inputs' static length (at most 4096 steps), each step reading
+/// their slices in either direction; scan outputs stacked along their axes.
+void convert_scan(NodeContext& c);
 // quantize.cpp
 void convert_round(NodeContext& c);
 void convert_quantize_linear(NodeContext& c);

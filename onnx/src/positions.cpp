@@ -1,8 +1,9 @@
 // positions.cpp: ops each of whose output elements is an element of its inputs at a position
 // known at import time (indices, conditions, repeats and depths given as data): ScatterElements
-// and ScatterND (reduction none or add), GatherND, Compress, Tile, DepthToSpace, SpaceToDepth,
-// OneHot. Each becomes one `take` from its inputs laid end to end, at constant positions;
-// scatters with reduction add also add a constant 0/1 matrix times the updates. A
+// and ScatterND (any reduction), GatherND, Compress, Tile, DepthToSpace, SpaceToDepth, OneHot.
+// Each becomes one `take` from its inputs laid end to end, at constant positions; scatters with
+// reduction add also add a constant 0/1 matrix times the updates, and mul, max and min combine
+// the data with one take per update landing on an element. A
 // ScatterElements whose indices are a runtime value goes to runtime_indices.cpp.
 #include "converters.h"
 
@@ -57,7 +58,7 @@ int64_t index_in(NodeContext& c, int64_t i, int64_t extent, int64_t dim) {
 }
 
 // data with update u written at flat position target[u] (reduction none: the last write
-// wins; add: the updates are summed onto data).
+// wins; add, mul, max, min: the updates combined with the data).
 void scatter(NodeContext& c, const std::vector<int64_t>& target) {
   Builder& b = c.builder();
   Value data = c.operand(0);
@@ -75,8 +76,36 @@ void scatter(NodeContext& c, const std::vector<int64_t>& target) {
     c.set_output(0, take_positions(c, srcs, t.shape, std::move(pos)));
     return;
   }
+  if (reduction == "mul" || reduction == "max" || reduction == "min") {
+    // Round k takes each element's k-th update, or a neutral value where fewer updates land
+    // (1 for mul; the data itself for max and min), and combines it with the data.
+    std::vector<std::vector<int64_t>> hits(static_cast<size_t>(n));
+    for (int64_t u = 0; u < u_count; ++u)
+      hits[static_cast<size_t>(target[static_cast<size_t>(u)])].push_back(u);
+    size_t rounds = 0;
+    for (const std::vector<int64_t>& h : hits) rounds = std::max(rounds, h.size());
+    Value one = b.constant(Shape{1}, {1.0}, t.dtype);
+    Value srcs[] = {data, updates, one};
+    Value y = data;
+    for (size_t k = 0; k < rounds; ++k) {
+      std::vector<double> pos(static_cast<size_t>(n));
+      for (int64_t e = 0; e < n; ++e) {
+        const std::vector<int64_t>& h = hits[static_cast<size_t>(e)];
+        pos[static_cast<size_t>(e)] = k < h.size()         ? static_cast<double>(n + h[k])
+                                      : reduction == "mul" ? static_cast<double>(n + u_count)
+                                                           : static_cast<double>(e);
+      }
+      Value v = take_positions(c, srcs, t.shape, std::move(pos));
+      y = reduction == "mul"   ? b.multiply(y, v)
+          : reduction == "max" ? b.maximum(y, v)
+                               : b.minimum(y, v);
+    }
+    c.set_output(0, y);
+    return;
+  }
   if (reduction != "add")
-    c.fail(fmt::format("expected reduction 'none' or 'add', got '{}'", reduction));
+    c.fail(fmt::format("expected reduction 'none', 'add', 'mul', 'max' or 'min', got '{}'",
+                       reduction));
   if (u_count * n >= kMaxPositions)
     c.fail(fmt::format("expected fewer than 2^24 update-by-element pairs, got {}", u_count * n));
   std::vector<double> m(static_cast<size_t>(u_count * n), 0.0);

@@ -121,6 +121,57 @@ TEST(Loop, IsUnrolledWithItsScanOutputsStacked) {
   EXPECT_THAT(all.data(), ElementsAre(1, -1, 2, 0, 4, 2));
 }
 
+// Scan carrying a running sum s [2] over x [2, 3] along axis 1, read backwards
+// (scan_input_directions 1): s += column; each step's sum stacked along scan_output_axes 1.
+OnnxModel scan_model() {
+  OnnxModel m;
+  m.input("s0", {2});
+  m.input("x", {2, 3});
+  ::onnx::GraphProto body;
+  body.set_name("body");
+  auto value = [](::onnx::ValueInfoProto* v, const std::string& name) {
+    v->set_name(name);
+    v->mutable_type()->mutable_tensor_type()->set_elem_type(::onnx::TensorProto::FLOAT);
+    v->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()->set_dim_value(2);
+  };
+  value(body.add_input(), "s_in");
+  value(body.add_input(), "column");
+  *body.add_node() = *m.node("Add", {"s_in", "column"}, {"s_out"});
+  *body.add_node() = *m.node("Identity", {"s_out"}, {"each"});
+  m.graph().mutable_node()->DeleteSubrange(0, 2);
+  value(body.add_output(), "s_out");
+  value(body.add_output(), "each");
+  ::onnx::NodeProto* scan = m.node("Scan", {"s0", "x"}, {"s", "all"});
+  OnnxModel::attr(scan, "num_scan_inputs", int64_t{1});
+  OnnxModel::attr(scan, "scan_input_axes", std::vector<int64_t>{1});
+  OnnxModel::attr(scan, "scan_input_directions", std::vector<int64_t>{1});
+  OnnxModel::attr(scan, "scan_output_axes", std::vector<int64_t>{-1});
+  ::onnx::AttributeProto* a = scan->add_attribute();
+  a->set_name("body");
+  a->set_type(::onnx::AttributeProto::GRAPH);
+  *a->mutable_g() = body;
+  m.output("s", std::vector<int64_t>{2});
+  m.output("all", std::vector<int64_t>{2, 3});
+  return m;
+}
+
+TEST(Scan, IsUnrolledOverItsScanInputs) {
+  ImportedModel im = import(scan_model());
+  std::map<std::string, Tensor> in{{"s0", T({2}, {0, 100})}, {"x", T({2, 3}, {1, 2, 3, 4, 5, 6})}};
+  EXPECT_THAT(run(im, in, 0).data(), ElementsAre(6, 115));
+  // Columns read 3, 2, 1 (and 6, 5, 4): sums 3, 5, 6 and 106, 111, 115, stacked as columns.
+  Tensor all = run(im, in, 1);
+  EXPECT_EQ(all.shape(), Shape({2, 3}));
+  EXPECT_THAT(all.data(), ElementsAre(3, 5, 6, 106, 111, 115));
+}
+
+TEST(Scan, ErrorsNameWhatIsWrong) {
+  OnnxModel m = scan_model();
+  m.graph().mutable_node(0)->mutable_attribute(0)->set_i(3); // num_scan_inputs
+  EXPECT_THAT(import_error(m),
+              HasSubstr("expected 'num_scan_inputs' from 1 to the 2 inputs, got 3"));
+}
+
 TEST(Cast, ToBoolIsNonzero) {
   OnnxModel m;
   m.input("x", {3});

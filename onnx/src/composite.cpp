@@ -327,6 +327,22 @@ void convert_math(NodeContext& c) {
     y = b.subtract(b.greater(x, k(0)), b.less(x, k(0)));
   } else if (type == "ThresholdedRelu" || type == "Softplus" || type == "Softsign") {
     y = apply_activation(b, Activation{type, c.attr_float("alpha", 1.0), 0}, x);
+  } else if (type == "Mish") {
+    // x tanh(softplus(x)); softplus overflowing to inf gives tanh 1, as it should.
+    y = b.multiply(x, b.tanh(apply_activation(b, Activation{"Softplus", 0, 0}, x)));
+  } else if (type == "Gelu") {
+    // Opset 20: exact (erf), or the tanh approximation
+    // 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))).
+    std::string approximate = c.attr_string("approximate", "none");
+    if (approximate == "none") {
+      y = b.gelu(x);
+    } else if (approximate == "tanh") {
+      Value inner = b.multiply(b.add(x, b.multiply(k(0.044715), b.multiply(x, b.multiply(x, x)))),
+                               k(std::sqrt(2.0 / std::numbers::pi)));
+      y = b.multiply(b.multiply(x, k(0.5)), b.add(k(1), b.tanh(inner)));
+    } else {
+      c.fail(fmt::format("expected 'approximate' none or tanh, got '{}'", approximate));
+    }
   } else if (type == "Shrink") {
     double bias = c.attr_float("bias", 0.0), lambd = c.attr_float("lambd", 0.5);
     y = b.where(b.less(x, k(-lambd)), b.add(x, k(bias)),
@@ -428,6 +444,44 @@ void convert_instance_norm(NodeContext& c) {
   y = b.multiply(y, b.reshape(operand_like(c, 1, t.dtype, false), per_channel));
   y = b.add(y, b.reshape(operand_like(c, 2, t.dtype, false), per_channel));
   c.set_output(0, y);
+}
+
+void convert_group_norm(NodeContext& c) {
+  // Each sample's channels in num_groups groups, each normalized over its channels and spatial
+  // dims: x as [N, G, C / G * spatial], (x - mean) / sqrt(var + epsilon), then scaled and
+  // shifted per group (opset 18) or per channel (21).
+  Builder& b = c.builder();
+  Value x = c.operand(0);
+  TensorType t = b.type(x);
+  const Shape s = t.shape;
+  if (s.rank() < 3) c.fail(fmt::format("expected an input of rank 3 or more, got {}", s.str()));
+  const int64_t groups = c.attr_int("num_groups", 0);
+  if (groups < 1 || s[1] % groups != 0)
+    c.fail(fmt::format("expected 'num_groups' to divide the {} channels, got {}", s[1], groups));
+  const bool per_channel = c.opset() >= 21;
+  const int64_t params = per_channel ? s[1] : groups;
+  for (size_t i : {size_t{1}, size_t{2}})
+    if (c.input_shape(i) != Shape{params})
+      c.fail(fmt::format("expected '{}' of shape [{}] (one per {}), got {}",
+                         i == 1 ? "scale" : "bias", params, per_channel ? "channel" : "group",
+                         c.input_shape(i).str()));
+  Value g = b.reshape(x, {s[0], groups, s.numel() / (s[0] * groups)});
+  Value mean = b.mean(g, keep({2}));
+  Value centered = b.subtract(g, mean);
+  Value var = b.mean(b.multiply(centered, centered), keep({2}));
+  Value y =
+      b.multiply(centered, b.rsqrt(b.add(var, b.scalar(c.attr_float("epsilon", 1e-5), t.dtype))));
+  if (!per_channel) {
+    y = b.multiply(y, b.reshape(operand_like(c, 1, t.dtype, false), {1, groups, 1}));
+    y = b.add(y, b.reshape(operand_like(c, 2, t.dtype, false), {1, groups, 1}));
+    c.set_output(0, b.reshape(y, s.dims()));
+    return;
+  }
+  y = b.reshape(y, s.dims());
+  std::vector<int64_t> channel(static_cast<size_t>(s.rank()), 1);
+  channel[1] = s[1];
+  y = b.multiply(y, b.reshape(operand_like(c, 1, t.dtype, false), channel));
+  c.set_output(0, b.add(y, b.reshape(operand_like(c, 2, t.dtype, false), channel)));
 }
 
 void convert_bit_shift(NodeContext& c) {

@@ -215,6 +215,8 @@ void convert_depth_space(NodeContext& c);
 void convert_one_hot(NodeContext& c);
 void convert_conv_transpose(NodeContext& c);
 void convert_instance_norm(NodeContext& c);
+/// GroupNormalization (opset 18: scale and bias per group; 21: per channel).
+void convert_group_norm(NodeContext& c);
 void convert_gather_elements(NodeContext& c);
 // runtime_indices.cpp: the runtime-indices forms of GatherElements and ScatterElements, and
 // ReverseSequence, a gather whose indices follow from runtime lengths.

@@ -200,6 +200,9 @@ void convert_split(NodeContext& c) {
     sizes = c.input_data(1, "split").ints();
   }
   auto n = static_cast<int64_t>(c.num_outputs());
+  if (c.has_attr("num_outputs") && c.attr_int("num_outputs", 0) != n)
+    c.fail(fmt::format("expected 'num_outputs' to be the {} outputs, got {}", n,
+                       c.attr_int("num_outputs", 0)));
   if (sizes.empty()) {
     int64_t each = (extent + n - 1) / n;
     for (int64_t i = 0; i < n; ++i) sizes.push_back(std::min(each, extent - i * each));

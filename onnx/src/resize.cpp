@@ -151,7 +151,26 @@ void convert_resize(NodeContext& c) {
   const HostTensor* sizes = v10 ? nullptr : optional_data(c, 3, "sizes");
   if ((scales == nullptr) == (sizes == nullptr))
     c.fail("expected exactly one of 'scales' and 'sizes'");
-  const HostTensor& given = scales != nullptr ? *scales : *sizes;
+  // Opset 18: 'antialias' (a low-pass filter when downscaling), 'keep_aspect_ratio_policy'
+  // and 'axes' (the dims scales or sizes are for; the others keep their extent).
+  if (c.attr_int("antialias", 0) != 0 && a.mode != "nearest")
+    c.fail("expected 'antialias' 0 (an antialiasing resize is not supported)");
+  if (std::string p = c.attr_string("keep_aspect_ratio_policy", "stretch"); p != "stretch")
+    c.fail(fmt::format("expected 'keep_aspect_ratio_policy' stretch, got '{}'", p));
+  HostTensor full = scales != nullptr ? *scales : *sizes;
+  if (c.has_attr("axes")) {
+    std::vector<int64_t> axes = c.attr_ints("axes", {});
+    if (static_cast<int64_t>(axes.size()) != full.numel())
+      c.fail(fmt::format("expected {} {} (one per axis), got {}", axes.size(),
+                         scales ? "scales" : "sizes", full.numel()));
+    std::vector<double> values(static_cast<size_t>(rank));
+    for (int64_t d = 0; d < rank; ++d)
+      values[static_cast<size_t>(d)] = scales ? 1.0 : static_cast<double>(t.shape[d]);
+    for (size_t k = 0; k < axes.size(); ++k)
+      values[static_cast<size_t>(norm_axis(axes[k], rank, "'axes'"))] = full.values[k];
+    full = host(full.elem_type, {rank}, std::move(values));
+  }
+  const HostTensor& given = full;
   if (given.numel() != rank)
     c.fail(fmt::format("expected {} {}, got {}", rank, scales ? "scales" : "sizes", given.numel()));
   if (a.coordinates == "tf_crop_and_resize" && (roi == nullptr || roi->numel() != 2 * rank))
@@ -163,10 +182,10 @@ void convert_resize(NodeContext& c) {
     double scale = 0;
     int64_t out = 0;
     if (scales != nullptr) {
-      scale = scales->values[static_cast<size_t>(d)];
+      scale = given.values[static_cast<size_t>(d)];
       out = static_cast<int64_t>(scale * static_cast<double>(in));
     } else {
-      out = sizes->ints()[static_cast<size_t>(d)];
+      out = given.ints()[static_cast<size_t>(d)];
       scale = in == 0 ? 1.0 : static_cast<double>(out) / static_cast<double>(in);
     }
     if (!(scale > 0) || out <= 0 || in <= 0)

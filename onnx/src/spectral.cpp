@@ -197,7 +197,10 @@ void convert_dft(NodeContext& c) {
   const Shape s = c.input_shape(0);
   const int64_t parts = complex_parts(c, s, "input");
   const int64_t rank = s.rank();
-  const int64_t axis = norm_axis(c.attr_int("axis", 1), rank, "'axis'");
+  // Opset 20 moved the axis to input 2 (default -2, the dim before the real/imaginary one).
+  const int64_t axis =
+      c.opset() >= 20 ? norm_axis(c.has_input(2) ? static_count(c, 2, "axis") : -2, rank, "'axis'")
+                      : norm_axis(c.attr_int("axis", 1), rank, "'axis'");
   if (axis == rank - 1)
     c.fail("expected 'axis' to name a signal dim, not the last (real/imaginary) one");
   const int64_t taps = s[axis];

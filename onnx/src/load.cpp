@@ -193,7 +193,7 @@ void check_after_library_opset(const ::onnx::ModelProto& model, const std::strin
   for (const ::onnx::OperatorSetIdProto& id : model.opset_import())
     opsets[id.domain()] = static_cast<int>(id.version());
   opsets[""] = static_cast<int>(kLibraryOpset);
-  opsets.erase("ai.onnx");
+  if (opsets.count("ai.onnx") != 0) opsets["ai.onnx"] = static_cast<int>(kLibraryOpset);
   ctx.set_opset_imports(opsets);
   ::onnx::checker::LexicalScopeContext scope;
   const ::onnx::GraphProto& g = model.graph();

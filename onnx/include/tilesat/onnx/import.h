@@ -1,6 +1,7 @@
-// Importing ONNX models (opsets 11 to 17; 1 to 10 are converted to 11 by the ONNX library's
-// version converter first, in a child process so that a converter crash is an error) into
-// tilesat graphs.
+// Importing ONNX models (opsets 11 to 21; 1 to 10 are converted to 11 by the ONNX library's
+// version converter first, in a child process so that a converter crash is an error; 18 to 21,
+// newer than the library, are checked against its opset 17 except for the ops changed since)
+// into tilesat graphs.
 //
 // The model is checked by the ONNX library's checker and shape inference, then converted node
 // by node: initializers become weight arguments (their data is returned beside the graph),

@@ -96,9 +96,7 @@ void convert_top_k(NodeContext& c) {
   int64_t rank = t.shape.rank();
   if (rank < 1) c.fail("expected an input of rank >= 1, got a scalar");
   int64_t axis = axis_attr(c, rank, -1);
-  const HostTensor& kt = c.input_data(1, "K");
-  if (kt.numel() != 1) c.fail(fmt::format("expected a one-element 'K', got {}", kt.numel()));
-  int64_t k = kt.ints()[0];
+  int64_t k = static_int(c, 1, "K");
   const int64_t n = t.shape[axis];
   if (k < 0 || k > n)
     c.fail(fmt::format("expected 'K' in [0, {}] (the axis' extent), got {}", n, k));
@@ -185,9 +183,7 @@ void convert_cumsum(NodeContext& c) {
   Value x = c.operand(0);
   TensorType t = b.type(x);
   int64_t rank = t.shape.rank();
-  const HostTensor& a = c.input_data(1, "axis");
-  if (a.numel() != 1) c.fail(fmt::format("expected a one-element 'axis', got {}", a.numel()));
-  int64_t axis = norm_axis(a.ints()[0], std::max<int64_t>(rank, 1), "'axis'");
+  int64_t axis = norm_axis(static_int(c, 1, "axis"), std::max<int64_t>(rank, 1), "'axis'");
   bool exclusive = c.attr_int("exclusive", 0) != 0;
   bool reverse = c.attr_int("reverse", 0) != 0;
   int64_t n = t.shape[axis];

@@ -50,9 +50,7 @@ void convert_loop(NodeContext& c) {
   Builder& b = c.builder();
   std::optional<int64_t> trips;
   if (c.has_input(0)) {
-    const HostTensor& m = c.input_data(0, "M");
-    if (m.numel() != 1) c.fail(fmt::format("expected a one-element 'M', got {}", m.numel()));
-    trips = m.ints()[0];
+    trips = static_int(c, 0, "M");
   }
   bool cond = !c.has_input(1) || c.input_data(1, "cond").values.at(0) != 0;
   const ::onnx::AttributeProto* body = c.attr("body");

@@ -222,6 +222,17 @@ Value operand_like(NodeContext& c, size_t i, DType like, bool scalar_ok) {
   return c.builder().constant(to_tensor(h, like));
 }
 
+double static_scalar(NodeContext& c, size_t i, std::string_view what) {
+  const HostTensor& t = c.input_data(i, what);
+  if (t.numel() != 1) c.fail(fmt::format("expected a one-element '{}', got {}", what, t.numel()));
+  return t.values[0];
+}
+
+int64_t static_int(NodeContext& c, size_t i, std::string_view what) {
+  static_scalar(c, i, what);
+  return c.input_data(i, what).ints()[0];
+}
+
 Value iota(Builder& b, int64_t n, int64_t axis, int64_t rank, DType dtype) {
   std::vector<int64_t> dims(static_cast<size_t>(rank), 1);
   dims[static_cast<size_t>(axis)] = n;

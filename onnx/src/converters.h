@@ -240,6 +240,8 @@ void convert_layer_norm(NodeContext& c);
 void convert_lrn(NodeContext& c);
 // padding_masks.cpp
 void convert_pad(NodeContext& c);
+/// `x` with `before` and `after` elements of `value` added around dim `axis` (both >= 0).
+Value pad_constant(Builder& b, Value x, int64_t axis, int64_t before, int64_t after, double value);
 /// min(max(alpha * x + beta, 0), 1).
 Value hard_sigmoid(Builder& b, Value x, double alpha, double beta);
 void convert_trilu(NodeContext& c);
@@ -268,6 +270,10 @@ Value in_f32(Builder& b, Value v);
 /// The spatial dims (2 on) of an (N, C, spatial...) input of shape `s`; fails unless its rank
 /// is at least 3.
 std::vector<int64_t> spatial_dims(NodeContext& c, const Shape& s);
+/// Input i as one value known at import (named `what` in errors); static_int rounds it toward
+/// zero and clamps it to int64.
+double static_scalar(NodeContext& c, size_t i, std::string_view what);
+int64_t static_int(NodeContext& c, size_t i, std::string_view what);
 /// Axes from the `axes` attribute (before opset `input_since`) or input 1 (from it on).
 std::optional<std::vector<int64_t>> axes_of(NodeContext& c, int64_t input_since,
                                             size_t input_index);

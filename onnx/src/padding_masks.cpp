@@ -36,6 +36,21 @@ Value hard_sigmoid(Builder& b, Value x, double alpha, double beta) {
   return b.minimum(b.relu(y), b.scalar(1.0, d));
 }
 
+Value pad_constant(Builder& b, Value x, int64_t axis, int64_t before, int64_t after, double value) {
+  if (before == 0 && after == 0) return x;
+  TensorType t = b.type(x);
+  auto filler = [&](int64_t extent) {
+    std::vector<int64_t> d = t.shape.dims();
+    d[static_cast<size_t>(axis)] = extent;
+    return b.full(Shape(d), value, t.dtype);
+  };
+  std::vector<Value> parts;
+  if (before > 0) parts.push_back(filler(before));
+  parts.push_back(x);
+  if (after > 0) parts.push_back(filler(after));
+  return b.concat(parts, axis);
+}
+
 void convert_pad(NodeContext& c) {
   std::string mode = c.attr_string("mode", "constant");
   if (mode != "constant" && mode != "reflect" && mode != "edge")
@@ -61,7 +76,6 @@ void convert_pad(NodeContext& c) {
   }
   Builder& b = c.builder();
   Value x = c.operand(0);
-  DType dtype = b.type(x).dtype;
   for (size_t k = 0; k < axes.size(); ++k) {
     int64_t axis = axes[k], before = pads[k], after = pads[k + axes.size()];
     if (before == 0 && after == 0) continue;
@@ -83,16 +97,7 @@ void convert_pad(NodeContext& c) {
       if (before == 0 && after == 0) continue;
     }
     if (mode == "constant") {
-      std::vector<Value> parts;
-      auto filler = [&](int64_t extent) {
-        std::vector<int64_t> d = dims;
-        d[static_cast<size_t>(axis)] = extent;
-        return b.full(Shape(d), value, dtype);
-      };
-      if (before > 0) parts.push_back(filler(before));
-      parts.push_back(x);
-      if (after > 0) parts.push_back(filler(after));
-      x = b.concat(parts, axis);
+      x = pad_constant(b, x, axis, before, after, value);
       continue;
     }
     if (n == 0) c.fail(fmt::format("cannot pad the empty dim {} in {} mode", axis, mode));

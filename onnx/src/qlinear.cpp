@@ -181,20 +181,26 @@ Value requantized(NodeContext& c, Value v, size_t zp, std::string_view zp_name, 
   return b.typecast(round_saturate(b, v, z ? &*z : nullptr, r), DType::I32);
 }
 
-// The int32 bias of QLinearConv (input i) in f32 for output channels `channels`: an f32
-// weight when known at import. Exact below 2^24 in magnitude, as the accumulator it adds to.
+// An int32 bias (input i, named `what`) in f32: an f32 weight when known at import. Exact below
+// 2^24 in magnitude, as the accumulator it adds to.
+Value int32_bias(NodeContext& c, size_t i, std::string_view what) {
+  std::optional<int32_t> t = elem_type_of(c, i);
+  if (c.input_type(i).dtype != DType::I32 || (t && *t != TP::INT32))
+    c.fail(fmt::format("expected an int32 '{}', got {}", what,
+                       t ? elem_type_name(*t) : "a float tensor"));
+  if (c.input(i).data)
+    return c.importer().add_weight(c.node().input(static_cast<int>(i)),
+                                   to_tensor(*c.input(i).data, DType::F32));
+  return in_f32(c.builder(), c.operand(i));
+}
+
+// QLinearConv's bias B (input i): int32_bias with one value per output channel.
 Value conv_bias(NodeContext& c, size_t i, int64_t channels) {
   Shape s = c.input_shape(i);
   if (s.rank() != 1 || s[0] != channels)
     c.fail(fmt::format("expected 'B' to have shape [{}] (one value per output channel), got {}",
                        channels, s.str()));
-  std::optional<int32_t> t = elem_type_of(c, i);
-  if (c.input_type(i).dtype != DType::I32 || (t && *t != TP::INT32))
-    c.fail(fmt::format("expected an int32 'B', got {}", t ? elem_type_name(*t) : "a float tensor"));
-  if (c.input(i).data)
-    return c.importer().add_weight(c.node().input(static_cast<int>(i)),
-                                   to_tensor(*c.input(i).data, DType::F32));
-  return in_f32(c.builder(), c.operand(i));
+  return int32_bias(c, i, "B");
 }
 
 // The integer accumulator of a convolution: conv(x - x_zero_point, w - w_zero_point) (+ bias)
@@ -403,16 +409,7 @@ void convert_qgemm(NodeContext& c) {
   o.transpose_a = ta;
   o.transpose_b = tb;
   Value acc = b.matmul(av, bv, o);
-  if (c.has_input(6)) {
-    std::optional<int32_t> t = elem_type_of(c, 6);
-    if (c.input_type(6).dtype != DType::I32 || (t && *t != TP::INT32))
-      c.fail(fmt::format("expected an int32 'C', got {}",
-                         t ? elem_type_name(*t) : c.input_type(6).str()));
-    Value bias = c.input(6).data ? c.importer().add_weight(c.node().input(6),
-                                                           to_tensor(*c.input(6).data, DType::F32))
-                                 : in_f32(b, c.operand(6));
-    acc = b.add(acc, bias);
-  }
+  if (c.has_input(6)) acc = b.add(acc, int32_bias(c, 6, "C"));
   const double alpha = c.attr_float("alpha", 1.0);
   if (!std::isfinite(alpha)) c.fail(fmt::format("expected a finite 'alpha', got {}", alpha));
   ScaleFactor a_scale{1, std::nullopt, "a_scale"}, b_scale{4, b_dims(4, "b_scale"), "b_scale"};

@@ -19,13 +19,6 @@ namespace {
 
 using TP = ::onnx::TensorProto;
 
-// Input i as a one-element integer known at import, named `what` in errors.
-int64_t static_count(NodeContext& c, size_t i, std::string_view what) {
-  const HostTensor& t = c.input_data(i, what);
-  if (t.numel() != 1) c.fail(fmt::format("expected a one-element '{}', got {}", what, t.numel()));
-  return t.ints()[0];
-}
-
 // The Fourier basis of a length-`period` transform read by `taps` samples of a signal with
 // `parts` (1: real, 2: complex) values each, for `bins` frequencies, as [2 * bins, taps, parts]:
 // entry [p * bins + k, n, q] weighs part q of sample n into part p of bin k. Samples at
@@ -169,7 +162,7 @@ int64_t bins_of(NodeContext& c, int64_t period, int64_t parts, bool onesided) {
 // Output 0 as a window function of input 0 (its size): sum_j a_j cos(2 pi j n / N), N the size
 // (periodic) or the size less one (symmetric, 'periodic' 0).
 void set_cosine_window(NodeContext& c, std::span<const double> coefficients) {
-  int64_t size = static_count(c, 0, "size");
+  int64_t size = static_int(c, 0, "size");
   if (size < 1 || size > kMaxHostElements)
     c.fail(fmt::format("expected a 'size' from 1 to {}, got {}", kMaxHostElements, size));
   int64_t period = c.attr_int("periodic", 1) != 0 ? size : size - 1;
@@ -199,14 +192,14 @@ void convert_dft(NodeContext& c) {
   const int64_t rank = s.rank();
   // Opset 20 moved the axis to input 2 (default -2, the dim before the real/imaginary one).
   const int64_t axis =
-      c.opset() >= 20 ? norm_axis(c.has_input(2) ? static_count(c, 2, "axis") : -2, rank, "'axis'")
+      c.opset() >= 20 ? norm_axis(c.has_input(2) ? static_int(c, 2, "axis") : -2, rank, "'axis'")
                       : norm_axis(c.attr_int("axis", 1), rank, "'axis'");
   if (axis == rank - 1)
     c.fail("expected 'axis' to name a signal dim, not the last (real/imaginary) one");
   const int64_t taps = s[axis];
   int64_t period = taps;
   if (c.has_input(1)) {
-    period = static_count(c, 1, "dft_length");
+    period = static_int(c, 1, "dft_length");
     if (period < 1) c.fail(fmt::format("expected a positive 'dft_length', got {}", period));
   }
   const bool inverse = c.attr_int("inverse", 0) != 0, onesided = c.attr_int("onesided", 0) != 0;
@@ -254,7 +247,7 @@ void convert_stft(NodeContext& c) {
   const int64_t parts = complex_parts(c, s, "signal");
   if (s.rank() != 3)
     c.fail(fmt::format("expected a signal of shape [batch, length, 1 or 2], got {}", s.str()));
-  const int64_t step = static_count(c, 1, "frame_step");
+  const int64_t step = static_int(c, 1, "frame_step");
   if (step < 1) c.fail(fmt::format("expected a positive 'frame_step', got {}", step));
   const bool has_window = c.has_input(2), has_length = c.has_input(3);
   if (!has_window && !has_length) c.fail("expected a 'window' or a 'frame_length'");
@@ -265,7 +258,7 @@ void convert_stft(NodeContext& c) {
     length = w[0];
   }
   if (has_length) {
-    int64_t l = static_count(c, 3, "frame_length");
+    int64_t l = static_int(c, 3, "frame_length");
     if (has_window && l != length)
       c.fail(fmt::format("expected 'frame_length' {} to equal the window's length {}", l, length));
     length = l;
@@ -324,15 +317,11 @@ void convert_window(NodeContext& c) {
 }
 
 void convert_mel_weight_matrix(NodeContext& c) {
-  const int64_t mels = static_count(c, 0, "num_mel_bins");
-  const int64_t dft_length = static_count(c, 1, "dft_length");
-  const int64_t rate = static_count(c, 2, "sample_rate");
-  auto hertz = [&](size_t i, std::string_view what) {
-    const HostTensor& t = c.input_data(i, what);
-    if (t.numel() != 1) c.fail(fmt::format("expected a one-element '{}', got {}", what, t.numel()));
-    return t.values[0];
-  };
-  const double lower = hertz(3, "lower_edge_hertz"), upper = hertz(4, "upper_edge_hertz");
+  const int64_t mels = static_int(c, 0, "num_mel_bins");
+  const int64_t dft_length = static_int(c, 1, "dft_length");
+  const int64_t rate = static_int(c, 2, "sample_rate");
+  const double lower = static_scalar(c, 3, "lower_edge_hertz"),
+               upper = static_scalar(c, 4, "upper_edge_hertz");
   if (mels < 1 || dft_length < 1 || rate < 1)
     c.fail(fmt::format("expected positive 'num_mel_bins', 'dft_length' and 'sample_rate', got {}, "
                        "{} and {}",

@@ -33,23 +33,7 @@ Value plane_base(Builder& b, int64_t n, int64_t c, int64_t plane) {
 // `x` [N, C, H, W] padded with `fill` to [N, C, H + top + bottom, W + left + right].
 Value padded(Builder& b, Value x, int64_t top, int64_t bottom, int64_t left, int64_t right,
              double fill) {
-  TensorType t = b.type(x);
-  const Shape s = t.shape;
-  auto block = [&](int64_t h, int64_t w) {
-    return b.constant(Shape{s[0], s[1], h, w},
-                      std::vector<double>(static_cast<size_t>(s[0] * s[1] * h * w), fill), t.dtype);
-  };
-  std::vector<Value> cols;
-  if (left > 0) cols.push_back(block(s[2], left));
-  cols.push_back(x);
-  if (right > 0) cols.push_back(block(s[2], right));
-  if (cols.size() > 1) x = b.concat(cols, 3);
-  const int64_t w = s[3] + left + right;
-  std::vector<Value> rows;
-  if (top > 0) rows.push_back(block(top, w));
-  rows.push_back(x);
-  if (bottom > 0) rows.push_back(block(bottom, w));
-  return rows.size() > 1 ? b.concat(rows, 2) : x;
+  return pad_constant(b, pad_constant(b, x, 3, left, right, fill), 2, top, bottom, fill);
 }
 
 } // namespace

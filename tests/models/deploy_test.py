@@ -22,7 +22,7 @@ not installed, 1 on any mismatch. Needs Debian's python3-torch and python3-onnx;
 /usr/bin/python3.
 """
 import os
-from cli_run import run
+from cli_run import normwise_error, run
 import sys
 
 try:
@@ -271,7 +271,7 @@ def main():
                 failures += 1
             # The output is written under its name as a file name ("y.out" -> y.out.npy).
             got = np.load(os.path.join(out, "y.out.npy")).astype(np.float64)
-            err = np.linalg.norm(got - want) / max(np.linalg.norm(want), 1e-30)
+            err = normwise_error(got, want)
             ok = got.shape == want.shape and err <= 1e-5
             failures += not ok
             print(f"{name}{'' if limit is None else ' (weights file)'}: {summary.strip()}; "
@@ -285,7 +285,7 @@ def main():
             failures += 1
             continue
         got = np.load(out).astype(np.float64)
-        err = np.linalg.norm(got - want) / max(np.linalg.norm(want), 1e-30)
+        err = normwise_error(got, want)
         ok = got.shape == want.shape and err <= 1e-5
         failures += not ok
         print(f"{name} (C++ API): {said.strip()}; normwise relative error {err:.2e} "

@@ -17,7 +17,7 @@ and the log amplifies relative error where the power is small). Exits 77 when nu
 missing, 1 on any mismatch. Run with /usr/bin/python3.
 """
 import os
-from cli_run import run
+from cli_run import normwise_error, run
 import sys
 
 try:
@@ -145,7 +145,7 @@ def main():
             continue
         got = np.load(os.path.join(out, "y.npy")).astype(np.float64)
         want = reference(x.astype(np.float64))
-        err = np.linalg.norm(got - want) / max(np.linalg.norm(want), 1e-30)
+        err = normwise_error(got, want)
         ok = got.shape == want.shape and err <= 1e-4
         failures += not ok
         print(f"{name} {list(want.shape)}: {summary.strip()}; normwise relative error {err:.2e} "

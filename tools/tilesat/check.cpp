@@ -34,7 +34,7 @@ DType coarsest_dtype(const Graph& g) {
 
 int run_check(const Options& o) {
   std::map<std::string, Tensor, std::less<>> weights;
-  SourceFile file = load_input(o.input, &weights);
+  SourceFile file = load_input(o, &weights);
   apply_compile_options(file, o);
   const Graph& source = select_function(file, o.function);
   SelectedRules rules = selected_rules(o);

@@ -32,6 +32,7 @@ namespace tilesat::cli {
 struct Options {
   std::string input;                   // INPUT: a text file, "-" for stdin
   std::string output = "-";            // print: where the text goes
+  std::vector<std::string> outputs;    // every verb reading INPUT: ONNX values to import as results
   std::string function;                // eval, dot: function name; empty = the only one or @main
   std::vector<std::string> inputs;     // eval: NAME=FILE.npy
   std::optional<uint64_t> random_seed; // eval: draw missing arguments from this seed
@@ -120,12 +121,12 @@ inline constexpr size_t kDefaultNodeLimit = 10'000;
 /// The saturation limits of `--iter-limit`, `--node-limit` and `--time-limit` for graph `g`.
 egraph::RunnerConfig runner_config(const Options& o, const Graph& g);
 
-/// Reads INPUT: an ONNX model when `path` ends in ".onnx" (one function, @main; its weights'
-/// values go to `weights` when given), else TTIR or StableHLO text ("-" is standard input).
-SourceFile load_input(const std::string& path, std::map<std::string, Tensor, std::less<>>* weights,
-                      const std::map<std::string, Tensor, std::less<>>& static_inputs);
-SourceFile load_input(const std::string& path,
-                      std::map<std::string, Tensor, std::less<>>* weights = nullptr);
+/// Reads INPUT (`o.input`): an ONNX model when it ends in ".onnx" (one function, @main; its
+/// weights' values go to `weights` when given; `--outputs` cuts it to what computes those
+/// values), else TTIR or StableHLO text ("-" is standard input).
+SourceFile load_input(const Options& o,
+                      std::map<std::string, Tensor, std::less<>>* weights = nullptr,
+                      const std::map<std::string, Tensor, std::less<>>& static_inputs = {});
 
 /// A value's name as a file name stem: characters other than letters, digits and `_.$-`
 /// become `_` (an ONNX name such as `onnx::Conv_538` gives `onnx__Conv_538`, as the importer

@@ -7,7 +7,7 @@
 namespace tilesat::cli {
 
 int run_dot(const Options& o) {
-  SourceFile file = load_input(o.input);
+  SourceFile file = load_input(o);
   write_text("-", to_dot(select_function(file, o.function)));
   return 0;
 }

@@ -63,7 +63,7 @@ int run_eval(const Options& o) {
       specialized.emplace(name, read_npy(file));
     }
   }
-  SourceFile file = load_input(o.input, &weights, specialized);
+  SourceFile file = load_input(o, &weights, specialized);
   const Graph& g = select_function(file, o.function);
   std::map<std::string, std::string> files = input_files(o, g, specialized);
   std::vector<Tensor> drawn;

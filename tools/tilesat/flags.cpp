@@ -12,6 +12,12 @@ void input_file(CLI::App& a, Options& o) {
   a.add_option("input", o.input,
                "TTIR or StableHLO text file ('-' reads standard input), or an ONNX model (.onnx)")
       ->required();
+  a.add_option("--outputs", o.outputs,
+               "NAME[,NAME...]: for an ONNX model, import these values (node outputs, by the "
+               "model's names) as the results, and only what computes them; plans the static "
+               "part of a model whose tail has value-dependent shapes (NonZero, "
+               "NonMaxSuppression)")
+      ->delimiter(',');
 }
 void function_name(CLI::App& a, Options& o) {
   a.add_option("--function", o.function,

@@ -16,16 +16,17 @@
 
 namespace tilesat::cli {
 
-SourceFile load_input(const std::string& path,
-                      std::map<std::string, Tensor, std::less<>>* weights) {
-  return load_input(path, weights, {});
-}
-
-SourceFile load_input(const std::string& path, std::map<std::string, Tensor, std::less<>>* weights,
+SourceFile load_input(const Options& o, std::map<std::string, Tensor, std::less<>>* weights,
                       const std::map<std::string, Tensor, std::less<>>& static_inputs) {
-  if (!path.ends_with(".onnx")) return parse_file(path);
+  const std::string& path = o.input;
+  if (!path.ends_with(".onnx")) {
+    if (!o.outputs.empty())
+      throw Error(fmt::format("--outputs: expected an ONNX model (.onnx), got '{}'", path));
+    return parse_file(path);
+  }
   onnx::ImportOptions options;
   options.static_inputs = static_inputs;
+  options.outputs = o.outputs;
   onnx::ImportedModel m = onnx::import_file(path, options);
   if (weights != nullptr) *weights = std::move(m.weights);
   SourceFile file;

@@ -156,7 +156,7 @@ int run_opt(const Options& o) {
   rewrites::OptimizeOptions options;
   options.explain = o.explain;
   std::map<std::string, Tensor, std::less<>> weights; // an ONNX model's initializers
-  SourceFile file = load_input(o.input, &weights);
+  SourceFile file = load_input(o, &weights);
   apply_compile_options(file, o);
   if (!o.device.empty() || o.emit != "ttir" || !o.report_file.empty() || !o.program_file.empty())
     return run_opt_plan(o, rules, file, weights);

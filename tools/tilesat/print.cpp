@@ -14,7 +14,7 @@ int run_print(const Options& o) {
     write_text(o.output, lowering::dump_program(p.fb()));
     return 0;
   }
-  write_text(o.output, print_text(load_input(o.input)));
+  write_text(o.output, print_text(load_input(o)));
   return 0;
 }
 

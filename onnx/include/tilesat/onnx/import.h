@@ -45,6 +45,15 @@ struct ImportOptions {
   /// (Resize's scales, Clip's bounds), so the model is only valid for that value there. A name
   /// that is no input of the model is an error. `tilesat eval` passes every input it is given.
   std::map<std::string, Tensor, std::less<>> static_inputs;
+  /// Values of the main graph (node outputs, by the model's names) to import as the graph's
+  /// results instead of the model's outputs, as onnx.utils.extract_model cuts a model: only
+  /// the nodes they depend on are converted, and graph inputs nothing left reads are dropped.
+  /// This is how the static part of a model whose tail has value-dependent shapes (a
+  /// detector's NonZero and NonMaxSuppression) is planned. A name that is no value of the main
+  /// graph is an error.
+  ///
+  ///   o.outputs = {"/Softmax_output_0", "/Clip_output_0"};   // scores and boxes
+  std::vector<std::string> outputs;
 };
 
 /// An imported model: the graph, the data of its weight arguments, and where it came from.

@@ -1,5 +1,6 @@
 // load.cpp: reading a ModelProto, running the ONNX checker and shape inference, and handing
 // the graph to the importer.
+#include "external_data.h"
 #include "extract.h"
 #include "importer.h"
 #include "tilesat/graph/data_files.h"
@@ -228,6 +229,8 @@ ImportedModel import_bytes(std::string_view bytes, const std::string& name,
   }
   if (!model.has_graph()) fail_in(name, "expected a model with a graph, got none");
   const std::vector<std::string> untyped = select_outputs(model, options, name);
+  size_t slash = name.rfind('/');
+  load_external_data(model, slash == std::string::npos ? "" : name.substr(0, slash), name);
   int64_t opset = default_opset(model, name);
   if (opset < kMinOpset) {
     // The converter runs the library's shape inference, so the model is checked first as the

@@ -16,7 +16,7 @@ transformer's GridSample), then
   tilesat run M.tsprog --input NAME=X.npy --output-dir OUT  (only the model's real input)
 and compares OUT/<output name>.npy with torch's output: normwise relative error at most 1e-5
 (f32). The CNN is also written with a small --inline-weights-limit, so its weights go to the
-side file. A detector (torchvision's SSDlite, 320x320) is planned up to its heads with
+side file, and read from an ONNX model that keeps its weights as external data. A detector (torchvision's SSDlite, 320x320) is planned up to its heads with
 `--outputs`, its NonZero / NonMaxSuppression tail cut, and its class logits and box
 regressions compared with torch's heads. With DEPLOY_API (tests/models/deploy_api.cpp), each model also goes through the
 same steps in the C++ API and is compared the same way. Exits 77 (ctest's skip) when torch is
@@ -242,6 +242,37 @@ def models():
     }
 
 
+def external_data(tilesat, work):
+    """The CNN saved with its weights as external data (one file beside the model, as
+    torch.onnx.export writes a model over 2 GiB): planned, run and compared with torch. Returns
+    the number of failures."""
+    import onnx
+    torch.manual_seed(1)
+    module = SmallCnn().eval()
+    x = torch.randn(2, 3, 16, 16)
+    path = os.path.join(work, "external", "cnn.onnx")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    torch.onnx.export(module, (x,), path, input_names=["x"], output_names=["y"])
+    onnx.save_model(onnx.load(path), path, save_as_external_data=True,
+                    all_tensors_to_one_file=True, location="cnn.weights", size_threshold=0)
+    np.save(os.path.join(work, "external", "x.npy"), x.numpy())
+    prog = os.path.join(work, "external", "cnn.tsprog")
+    out = os.path.join(work, "external", "out")
+    summary = run([tilesat, "opt", path, "--device", "wormhole_b0", "-o", prog])
+    if summary is None or run([tilesat, "run", prog, "--input",
+                               "x=" + os.path.join(work, "external", "x.npy"),
+                               "--output-dir", out]) is None:
+        return 1
+    with torch.no_grad():
+        want = module(x).numpy().astype(np.float64)
+    got = np.load(os.path.join(out, "y.npy")).astype(np.float64)
+    err = normwise_error(got, want)
+    ok = got.shape == want.shape and err <= 1e-5
+    print(f"cnn (external data): {summary.strip()}; normwise relative error {err:.2e} "
+          f"{'ok' if ok else 'MISMATCH'}")
+    return 0 if ok else 1
+
+
 def detector(tilesat, work):
     """torchvision's SSDlite (MobileNet-V3, untrained) exported whole, its value-dependent
     post-processing included; `--outputs` plans the part up to its heads. Returns the number
@@ -341,6 +372,7 @@ def main():
         failures += not ok
         print(f"{name} (C++ API): {said.strip()}; normwise relative error {err:.2e} "
               f"{'ok' if ok else 'MISMATCH'}")
+    failures += external_data(tilesat, work)
     failures += detector(tilesat, work)
     print(f"{failures} failure(s)")
     return 1 if failures else 0

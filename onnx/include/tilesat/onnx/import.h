@@ -8,7 +8,9 @@
 // graph inputs without an initializer become input arguments, and shape-computing subgraphs
 // (Shape, Gather, Concat, Unsqueeze, ... over values known at import time) are folded to
 // constants. A Conv followed only by a BatchNormalization becomes one conv2d whose weights
-// hold the folded normalization. A model with ops tilesat does not support is rejected with
+// hold the folded normalization. Tensor data stored outside the model (external data) is read
+// from the files it names beside the model, after ImportOptions::outputs has cut away what it
+// does not need. A model with ops tilesat does not support is rejected with
 // one error listing every unsupported op type and how often it occurs; a malformed file is a
 // tilesat::Error naming the file, never a crash.
 //
@@ -73,9 +75,12 @@ struct ImportedModel {
   std::string producer;
 };
 
-/// Reads and imports the model at `path`; throws tilesat::Error naming the file.
+/// Reads and imports the model at `path`; throws tilesat::Error naming the file. Tensors the
+/// model stores as external data (torch.onnx.export writes them beside a model over 2 GiB)
+/// are read from their files in the model's directory.
 ImportedModel import_file(const std::string& path, const ImportOptions& options = {});
-/// Imports the serialized ModelProto in `bytes`; `name` is what diagnostics call it.
+/// Imports the serialized ModelProto in `bytes`; `name` is what diagnostics call it, and its
+/// directory is where external data is read from.
 ImportedModel import_bytes(std::string_view bytes, const std::string& name,
                            const ImportOptions& options = {});
 

@@ -144,7 +144,7 @@ Value Importer::materialize(const std::string& name) {
   return c;
 }
 
-void Importer::add_inputs(const ::onnx::GraphProto& graph) {
+void Importer::add_inputs(::onnx::GraphProto& graph) {
   for (const auto& [name, value] : options_.static_inputs) {
     bool found = false;
     for (const ::onnx::ValueInfoProto& in : graph.input())
@@ -159,7 +159,15 @@ void Importer::add_inputs(const ::onnx::GraphProto& graph) {
     v.data = decode(t, fmt::format("initializer '{}'", t.name()));
     // Integer initializers hold indices and shapes: program data, not parameters.
     v.is_static = v.data->is_integer();
-    if (!v.is_static) v.weight_name = t.name();
+    if (!v.is_static) {
+      v.weight_name = t.name();
+      ::onnx::TensorProto& data = *graph.mutable_initializer(i);
+      // Swapped with empty ones: clear() would keep the capacity.
+      std::string().swap(*data.mutable_raw_data());
+      data.clear_raw_data();
+      google::protobuf::RepeatedField<float>().Swap(data.mutable_float_data());
+      google::protobuf::RepeatedField<double>().Swap(data.mutable_double_data());
+    }
     define(t.name(), std::move(v));
   }
   for (const ::onnx::ValueInfoProto& in : graph.input()) {
@@ -277,7 +285,7 @@ std::vector<std::string> Importer::convert_branch(const ::onnx::GraphProto& grap
   return outs;
 }
 
-ImportedModel Importer::run(const ::onnx::GraphProto& graph, int64_t opset, std::string producer) {
+ImportedModel Importer::run(::onnx::GraphProto& graph, int64_t opset, std::string producer) {
   opset_ = opset;
   model_.opset = opset;
   model_.producer = std::move(producer);

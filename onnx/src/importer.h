@@ -112,7 +112,9 @@ public:
   /// model or as an argument name), or null.
   const Tensor* static_input(const std::string& raw) const;
 
-  ImportedModel run(const ::onnx::GraphProto& graph, int64_t opset, std::string producer);
+  /// Imports `graph`; the data of its float initializers, once decoded, is cleared from it
+  /// (the import keeps its own copy), so a large model is not held twice.
+  ImportedModel run(::onnx::GraphProto& graph, int64_t opset, std::string producer);
 
   Builder& builder() { return builder_; }
   int64_t opset() const { return opset_; }
@@ -150,7 +152,7 @@ public:
 
 private:
   std::string unique_arg_name(std::string_view raw);
-  void add_inputs(const ::onnx::GraphProto& graph);
+  void add_inputs(::onnx::GraphProto& graph);
   void convert(const ::onnx::NodeProto& node, size_t index);
   void convert_node(const ::onnx::NodeProto& node, size_t index);
   void count_uses(const ::onnx::GraphProto& graph);

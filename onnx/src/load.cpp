@@ -216,17 +216,22 @@ void check_after_library_opset(const ::onnx::ModelProto& model, const std::strin
   }
 }
 
-} // namespace
-
-ImportedModel import_bytes(std::string_view bytes, const std::string& name,
-                           const ImportOptions& options) {
+::onnx::ModelProto parse(std::string_view bytes, const std::string& name) {
   ::onnx::ModelProto model;
   if (bytes.size() > static_cast<size_t>(INT32_MAX)) {
-    fail_in(name, "expected an ONNX model below 2 GiB (protobuf's limit), got a larger file");
+    fail_in(name, "expected an ONNX model below 2 GiB (protobuf's limit; a larger model keeps "
+                  "its weights as external data), got a larger file");
   }
   if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
     fail_in(name, "expected a serialized ONNX ModelProto, got bytes that do not parse");
   }
+  return model;
+}
+
+// The import of a parsed model (which it changes: cut to ImportOptions::outputs, external
+// data read in, converted to a newer opset, float initializers cleared once decoded).
+ImportedModel import_model(::onnx::ModelProto& model, const std::string& name,
+                           const ImportOptions& options) {
   if (!model.has_graph()) fail_in(name, "expected a model with a graph, got none");
   const std::vector<std::string> untyped = select_outputs(model, options, name);
   size_t slash = name.rfind('/');
@@ -263,7 +268,7 @@ ImportedModel import_bytes(std::string_view bytes, const std::string& name,
   // of bounds on some malformed Conv and pooling nodes (found by fuzz_onnx_import), so it
   // runs only on models tilesat has accepted, as a cross-check.
   Importer importer(name, options);
-  ImportedModel imported = importer.run(model.graph(), opset, model.producer_name());
+  ImportedModel imported = importer.run(*model.mutable_graph(), opset, model.producer_name());
   // libonnx 1.12 would infer the ops of later opsets by their older schemas.
   if (after_library || has_unreliable_inference(model.graph())) return imported;
   try {
@@ -276,8 +281,18 @@ ImportedModel import_bytes(std::string_view bytes, const std::string& name,
   return imported;
 }
 
+} // namespace
+
+ImportedModel import_bytes(std::string_view bytes, const std::string& name,
+                           const ImportOptions& options) {
+  ::onnx::ModelProto model = parse(bytes, name);
+  return import_model(model, name, options);
+}
+
 ImportedModel import_file(const std::string& path, const ImportOptions& options) {
-  return import_bytes(read_user_file(path, "ONNX model"), path, options);
+  // The file's bytes are freed once parsed: a large model is not held twice.
+  ::onnx::ModelProto model = parse(read_user_file(path, "ONNX model"), path);
+  return import_model(model, path, options);
 }
 
 } // namespace tilesat::onnx

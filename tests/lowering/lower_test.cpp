@@ -1,5 +1,8 @@
 // Lowering the seed MLP and small plans: program structure, lifetimes, checks, dump, errors.
 #include "test_plans.h"
+#include "tilesat/cost/device.h"
+#include "tilesat/cost/op_cost.h"
+#include "tilesat/cost/planner.h"
 #include "tilesat/graph/diagnostic.h"
 #include "tilesat/lowering/dump.h"
 #include "tilesat/lowering/lower.h"
@@ -194,6 +197,26 @@ TEST(Dump, ShowsDeviceTensorsOpsWorkAndFrees) {
   EXPECT_THAT(text, HasSubstr("lhs_dims=[0,1] rhs_dims=[1]"));
   EXPECT_THAT(text, HasSubstr("then frees"));
   EXPECT_THAT(text, HasSubstr("(0,1): b0..0 r0..0"));
+}
+
+} // namespace
+} // namespace tilesat::lowering
+
+namespace tilesat::lowering {
+namespace {
+
+// A 1x1 conv's [O, I, 1, 1] weight is stored row-major: padded to tiles as written it would be
+// O * I tiles (13.4 GB here, above the n150's 12 GiB of DRAM and the verifier's tile bound),
+// which neither the planner nor the runtime may count against it (RegNet-Y-16GF's 3024x1232).
+TEST(LowerPlanned, AOneByOneConvWeightIsNotCountedAsTiles) {
+  Graph g;
+  Builder b(g);
+  Value x = b.input("x", {1, 1024, 7, 7});
+  b.output(b.conv2d(x, b.weight("w", {3200, 1024, 1, 1})));
+  cost::Device d = cost::load_device("wormhole_b0");
+  cost::Plan plan = cost::plan_graph(g, cost::CostModel(d));
+  std::vector<uint8_t> bytes = lower_plan(plan, DeviceSummary::of(d));
+  EXPECT_NO_THROW(runtime::Program::parse(bytes, "conv1x1"));
 }
 
 } // namespace

@@ -31,8 +31,9 @@ Plan plan_graph(const Graph& g, const CostModel& model);
 std::vector<int64_t> live_l1_bytes(const Plan& plan, const CostModel& model);
 
 /// Throws tilesat::Error, naming the value and both sizes, when a value of `g` (an argument
-/// or an op's result, as a tile or row-major copy) is larger than the device's DRAM: the one
-/// case with no plan (anything smaller streams from DRAM block by block).
+/// or an op's result, in the smaller of its tile and row-major forms) is larger than the
+/// device's DRAM: the one case with no plan (anything smaller streams from DRAM block by
+/// block).
 ///   require_fits_dram(g, load_device("wormhole_b0"));
 void require_fits_dram(const Graph& g, const Device& device);
 

@@ -60,7 +60,8 @@ std::vector<Tensor> evaluate(const Graph& g, std::span<const Tensor> arguments) 
   return results;
 }
 
-std::vector<Tensor> random_arguments(const Graph& g, uint64_t seed, RandomInit init) {
+std::vector<Tensor> random_arguments(const Graph& g, uint64_t seed, RandomInit init,
+                                     const std::vector<bool>& skip) {
   // mt19937_64's output sequence is fixed by the standard; the distributions of <random>
   // are not, so values are derived from the raw bits.
   std::mt19937_64 rng(seed);
@@ -69,6 +70,11 @@ std::vector<Tensor> random_arguments(const Graph& g, uint64_t seed, RandomInit i
   std::vector<Tensor> out;
   for (size_t i = 0; i < g.arguments().size(); ++i) {
     const TensorType& type = g.node(g.arguments()[i]).type;
+    if (i < skip.size() && skip[i]) {
+      rng.discard(static_cast<unsigned long long>(type.shape.numel()));
+      out.emplace_back();
+      continue;
+    }
     double scale = fan_in.empty() || fan_in[i] == 0 ? 1.0 : std::sqrt(3.0 / fan_in[i]);
     Tensor t(TensorType{type.dtype, type.shape, {}});
     for (float& x : t.data()) {

@@ -420,6 +420,7 @@ LoweredProgram lower_program(const cost::Plan& plan, const DeviceSummary& device
     if (!used) throw Error(fmt::format("stored value '{}': the program has no such input", name));
   }
   bool external = bytes > options.inline_values_limit;
+  if (external) out.weights.reserve(bytes);
   for (const auto& [input, value] : stored) {
     auto v = std::make_unique<fb::InputValueT>();
     v->input = input;

@@ -214,7 +214,7 @@ void convert_cast_like(NodeContext& c) {
   DType to = c.input_type(1).dtype;
   if (c.input_static(0)) {
     HostTensor x = *c.input(0).data;
-    x.elem_type = c.input(1).data ? c.input(1).data->elem_type : x.elem_type;
+    x.elem_type = c.input(1).data ? c.input(1).data.elem_type() : x.elem_type;
     c.set_static_output(0, std::move(x));
     return;
   }
@@ -524,7 +524,7 @@ void convert_eye_like(NodeContext& c) {
   if (s.rank() != 2) c.fail(fmt::format("expected a 2-D input, got rank {}", s.rank()));
   int64_t k = c.attr_int("k", 0);
   // By default the input's element type (its ONNX type when it is data, else by dtype).
-  int32_t own = c.input(0).data                       ? c.input(0).data->elem_type
+  int32_t own = c.input(0).data                       ? c.input(0).data.elem_type()
                 : c.input_type(0).dtype == DType::I32 ? int32_t{TP::INT32}
                                                       : int32_t{TP::FLOAT};
   auto elem = static_cast<int32_t>(c.attr_int("dtype", own));

@@ -161,7 +161,7 @@ void convert_conv(NodeContext& c) {
     auto [scale, shift] = bn_affine(*im.value(bn->input(1)).data, *im.value(bn->input(2)).data,
                                     *im.value(bn->input(3)).data, *im.value(bn->input(4)).data,
                                     std::stod(fmt::format("{}", bn_epsilon(*bn))), w[0]);
-    Tensor folded = to_tensor(*c.input(1).data, d);
+    Tensor folded = to_tensor(c.input(1).data, d);
     int64_t per_out = w.numel() / std::max<int64_t>(w[0], 1);
     for (int64_t i = 0; i < folded.numel(); ++i) {
       folded[i] = static_cast<float>(folded[i] * scale[static_cast<size_t>(i / per_out)]);

@@ -179,7 +179,7 @@ void convert_concat(NodeContext& c) {
   std::vector<Value> parts;
   for (size_t i = 0; i < c.num_inputs(); ++i) {
     // An empty static part (a common artifact of shape arithmetic) adds nothing.
-    if (c.input_static(i) && c.input(i).data->numel() == 0) continue;
+    if (c.input_static(i) && c.input(i).data.numel() == 0) continue;
     parts.push_back(operand_like(c, i, *dtype, false));
   }
   if (parts.size() == 1) {

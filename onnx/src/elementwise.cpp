@@ -104,7 +104,7 @@ void set_binary_output(NodeContext& c, OpKind kind) {
   Value y =
       c.input_static(fixed)
           ? operand_like(c, fixed, xt.dtype,
-                         static_cast<int64_t>(c.input(fixed).data->dims.size()) <= xt.shape.rank())
+                         static_cast<int64_t>(c.input(fixed).data.dims().size()) <= xt.shape.rank())
           : c.operand(fixed);
   Value lhs = a_static ? y : x, rhs = a_static ? x : y;
   c.set_output(0, c.builder().op(kind, {lhs, rhs}));
@@ -163,7 +163,7 @@ void convert_clip(NodeContext& c) {
 void convert_identity(NodeContext& c) {
   // Dropout at inference, or with ratio 0 in any mode, is the identity; its mask output is
   // not supported.
-  bool no_ratio = c.has_input(1) && c.input(1).data && c.input(1).data->numel() == 1 &&
+  bool no_ratio = c.has_input(1) && c.input(1).data && c.input(1).data.numel() == 1 &&
                   c.input(1).data->values.at(0) == 0;
   if (c.node().op_type() == "Dropout" && c.has_input(2) && !no_ratio &&
       (!c.input_static(2) || c.input(2).data->values.at(0) != 0)) {

@@ -15,13 +15,13 @@ namespace {
 
 using TP = ::onnx::TensorProto;
 
-int64_t checked_numel(const std::vector<int64_t>& dims, const std::string& what) {
+int64_t checked_numel(const std::vector<int64_t>& dims, const std::string& what,
+                      int64_t max_elements) {
   int64_t n = 1;
   for (int64_t d : dims) {
     if (d < 0) throw Error(fmt::format("{}: expected non-negative dims, got {}", what, d));
-    if (d != 0 && n > kMaxHostElements / d) {
-      throw Error(
-          fmt::format("{}: expected at most {} elements, got more", what, kMaxHostElements));
+    if (d != 0 && n > max_elements / d) {
+      throw Error(fmt::format("{}: expected at most {} elements, got more", what, max_elements));
     }
     n *= d;
   }
@@ -95,9 +95,16 @@ double raw_value(const unsigned char* p, int32_t t) {
 
 } // namespace
 
+namespace {
+
+bool is_integer_type(int32_t t) {
+  return t != TP::FLOAT && t != TP::DOUBLE && t != TP::FLOAT16 && t != TP::BFLOAT16;
+}
+
+} // namespace
+
 bool HostTensor::is_integer() const {
-  return elem_type != TP::FLOAT && elem_type != TP::DOUBLE && elem_type != TP::FLOAT16 &&
-         elem_type != TP::BFLOAT16;
+  return is_integer_type(elem_type);
 }
 
 std::vector<int64_t> HostTensor::ints() const {
@@ -144,38 +151,48 @@ std::optional<DType> dtype_of(int32_t elem_type) {
   }
 }
 
-HostTensor decode(const TP& t, const std::string& what) {
-  HostTensor h;
-  h.elem_type = t.data_type();
-  h.dims.assign(t.dims().begin(), t.dims().end());
-  int64_t n = checked_numel(h.dims, what);
+namespace {
+
+// Checks t's dims and data location; returns the element count.
+int64_t checked_layout(const TP& t, const std::string& what, int64_t max_elements) {
+  std::vector<int64_t> dims(t.dims().begin(), t.dims().end());
+  int64_t n = checked_numel(dims, what, max_elements);
   if (t.data_location() == TP::EXTERNAL || t.external_data_size() > 0) {
     throw Error(fmt::format("{}: expected data inside the model, got external data", what));
   }
-  size_t esize = raw_size(h.elem_type);
-  if (esize == 0) {
-    throw Error(fmt::format("{}: unsupported element type {}", what, elem_type_name(h.elem_type)));
+  if (raw_size(t.data_type()) == 0) {
+    throw Error(
+        fmt::format("{}: unsupported element type {}", what, elem_type_name(t.data_type())));
   }
-  h.values.reserve(static_cast<size_t>(n));
+  return n;
+}
+
+// Calls put(i, value) for each of t's n elements (raw_data or the typed field).
+template <class Put>
+void for_each_value(const TP& t, int64_t n, const std::string& what, Put put) {
+  int32_t type = t.data_type();
+  size_t esize = raw_size(type);
+  auto dims = [&] { return fmt::join(t.dims(), ", "); };
   auto count_error = [&](size_t got) {
-    return Error(fmt::format("{}: expected {} elements for dims [{}], got {}", what, n,
-                             fmt::join(h.dims, ", "), got));
+    return Error(
+        fmt::format("{}: expected {} elements for dims [{}], got {}", what, n, dims(), got));
   };
   if (t.has_raw_data()) {
     const std::string& raw = t.raw_data();
     if (raw.size() != static_cast<size_t>(n) * esize) {
       throw Error(fmt::format("{}: expected {} bytes of raw data for dims [{}], got {}", what,
-                              static_cast<size_t>(n) * esize, fmt::join(h.dims, ", "), raw.size()));
+                              static_cast<size_t>(n) * esize, dims(), raw.size()));
     }
     const auto* p = reinterpret_cast<const unsigned char*>(raw.data());
-    for (int64_t i = 0; i < n; ++i) h.values.push_back(raw_value(p + i * esize, h.elem_type));
-    return h;
+    for (int64_t i = 0; i < n; ++i) put(i, raw_value(p + i * esize, type));
+    return;
   }
   auto take = [&](const auto& field) {
     if (static_cast<int64_t>(field.size()) != n) throw count_error(field.size());
-    for (auto v : field) h.values.push_back(static_cast<double>(v));
+    int64_t i = 0;
+    for (auto v : field) put(i++, static_cast<double>(v));
   };
-  switch (h.elem_type) {
+  switch (type) {
   case TP::FLOAT:
     take(t.float_data());
     break;
@@ -192,11 +209,11 @@ HostTensor decode(const TP& t, const std::string& what) {
   case TP::FLOAT16:
   case TP::BFLOAT16: {
     if (static_cast<int64_t>(t.int32_data_size()) != n) throw count_error(t.int32_data_size());
+    int64_t i = 0;
     for (int32_t v : t.int32_data()) {
       auto bits = static_cast<uint16_t>(v);
-      h.values.push_back(h.elem_type == TP::FLOAT16
-                             ? half_to_float(bits)
-                             : std::bit_cast<float>(static_cast<uint32_t>(bits) << 16));
+      put(i++, type == TP::FLOAT16 ? half_to_float(bits)
+                                   : std::bit_cast<float>(static_cast<uint32_t>(bits) << 16));
     }
     break;
   }
@@ -204,17 +221,136 @@ HostTensor decode(const TP& t, const std::string& what) {
     take(t.int32_data());
     break;
   }
+}
+
+} // namespace
+
+HostTensor decode(const TP& t, const std::string& what) {
+  HostTensor h;
+  int64_t n = checked_layout(t, what, kMaxHostElements);
+  h.elem_type = t.data_type();
+  h.dims.assign(t.dims().begin(), t.dims().end());
+  h.values.resize(static_cast<size_t>(n));
+  for_each_value(t, n, what, [&](int64_t i, double v) { h.values[static_cast<size_t>(i)] = v; });
   return h;
 }
 
-Tensor to_tensor(const HostTensor& h, DType dtype) {
-  Tensor t(TensorType{dtype, Shape(h.dims), {}});
-  for (size_t i = 0; i < h.values.size(); ++i) t.data()[i] = static_cast<float>(h.values[i]);
-  if (dtype == DType::I32) {
+bool exact_in_f32(int32_t elem_type) {
+  switch (elem_type) {
+  case TP::FLOAT:
+  case TP::FLOAT16:
+  case TP::BFLOAT16:
+  case TP::INT16:
+  case TP::INT8:
+  case TP::UINT16:
+  case TP::UINT8:
+  case TP::BOOL:
+    return true;
+  default:
+    return false;
+  }
+}
+
+HostData decode_data(const TP& t, const std::string& what) {
+  if (!exact_in_f32(t.data_type())) return decode(t, what);
+  int64_t n = checked_layout(t, what, kMaxWeightElements);
+  std::vector<int64_t> dims(t.dims().begin(), t.dims().end());
+  Tensor values(TensorType{*dtype_of(t.data_type()), Shape(dims), {}});
+  float* out = values.data().data();
+  if (t.data_type() == TP::FLOAT && t.has_raw_data() &&
+      std::endian::native == std::endian::little &&
+      t.raw_data().size() == static_cast<size_t>(n) * sizeof(float)) {
+    std::memcpy(out, t.raw_data().data(), t.raw_data().size());
+  } else {
+    for_each_value(t, n, what, [&](int64_t i, double v) { out[i] = static_cast<float>(v); });
+  }
+  return HostData::compact(t.data_type(), std::move(values));
+}
+
+HostData HostData::compact(int32_t elem_type, Tensor values) {
+  HostData d;
+  d.compact_ = std::make_shared<Compact>();
+  d.compact_->elem_type = elem_type;
+  d.compact_->dims = values.shape().dims();
+  d.compact_->owned = std::move(values);
+  return d;
+}
+
+int32_t HostData::elem_type() const {
+  return compact_ ? compact_->elem_type : full_->elem_type;
+}
+
+const std::vector<int64_t>& HostData::dims() const {
+  return compact_ ? compact_->dims : full_->dims;
+}
+
+int64_t HostData::numel() const {
+  return compact_ ? compact_->values().numel() : full_->numel();
+}
+
+bool HostData::is_integer() const {
+  return is_integer_type(elem_type());
+}
+
+const HostTensor& HostData::operator*() const {
+  if (!compact_) return *full_;
+  Compact& c = *compact_;
+  if (!c.decoded) {
+    const Tensor& t = c.values();
+    if (t.numel() > kMaxHostElements) {
+      throw Error(fmt::format("expected at most {} elements in a tensor read at import time, got "
+                              "{} (dims [{}])",
+                              kMaxHostElements, t.numel(), fmt::join(c.dims, ", ")));
+    }
+    c.decoded =
+        HostTensor{c.elem_type, c.dims, std::vector<double>(t.data().begin(), t.data().end())};
+  }
+  return *c.decoded;
+}
+
+const Tensor* HostData::compact_values() const {
+  return compact_ ? &compact_->values() : nullptr;
+}
+
+void HostData::move_compact_to(Tensor& dest) {
+  if (compact_->moved != nullptr) {
+    dest = *compact_->moved;
+    return;
+  }
+  dest = std::move(compact_->owned);
+  compact_->owned = Tensor();
+  compact_->moved = &dest;
+}
+
+void HostData::drop_decoded() const {
+  if (compact_) compact_->decoded.reset();
+}
+
+namespace {
+
+// Rounds t's values as to_tensor does for its dtype.
+Tensor& round_as(Tensor& t) {
+  if (t.dtype() == DType::I32) {
     for (float& v : t.data()) v = std::trunc(v);
   }
   t.round_to_dtype();
   return t;
+}
+
+} // namespace
+
+Tensor to_tensor(const HostTensor& h, DType dtype) {
+  Tensor t(TensorType{dtype, Shape(h.dims), {}});
+  for (size_t i = 0; i < h.values.size(); ++i) t.data()[i] = static_cast<float>(h.values[i]);
+  return std::move(round_as(t));
+}
+
+Tensor to_tensor(const HostData& h, DType dtype) {
+  const Tensor* c = h.compact_values();
+  if (c == nullptr) return to_tensor(*h, dtype);
+  if (c->dtype() == dtype) return *c;
+  Tensor t(TensorType{dtype, c->shape(), {}}, c->data());
+  return std::move(round_as(t));
 }
 
 } // namespace tilesat::onnx

@@ -91,13 +91,12 @@ const ::onnx::NodeProto* Importer::producer_of(const std::string& name) const {
 TensorType Importer::type_of(const std::string& name) const {
   const OnnxValue& v = value(name);
   if (v.node) return model_.graph.node(*v.node).type;
-  const HostTensor& h = *v.data;
-  std::optional<DType> d = dtype_of(h.elem_type);
+  std::optional<DType> d = dtype_of(v.data.elem_type());
   if (!d) {
     throw Error(fmt::format("value '{}' has element type {}, which tilesat cannot compute with",
-                            name, elem_type_name(h.elem_type)));
+                            name, elem_type_name(v.data.elem_type())));
   }
-  return TensorType{*d, Shape(h.dims), {}};
+  return TensorType{*d, Shape(v.data.dims()), {}};
 }
 
 void Importer::count_uses(const ::onnx::GraphProto& graph) {
@@ -135,11 +134,20 @@ Value Importer::materialize(const std::string& name) {
   if (v.node) return Value{*v.node};
   TensorType t = type_of(name);
   if (!v.weight_name.empty()) {
-    Value w = add_weight(v.weight_name, to_tensor(*v.data, t.dtype));
+    const Tensor* compact = v.data.compact_values();
+    if (compact == nullptr || compact->dtype() != t.dtype) {
+      Value w = add_weight(v.weight_name, to_tensor(v.data, t.dtype));
+      v.node = w.id;
+      return w;
+    }
+    // The values move into the model's weights: held once, and still readable through v.
+    std::string arg = unique_arg_name(v.weight_name);
+    Value w{model_.graph.add_argument(arg, t, ArgRole::Weight)};
+    v.data.move_compact_to(model_.weights[arg]);
     v.node = w.id;
     return w;
   }
-  Value c = builder_.constant(to_tensor(*v.data, t.dtype));
+  Value c = builder_.constant(to_tensor(v.data, t.dtype));
   v.node = c.id;
   return c;
 }
@@ -156,9 +164,9 @@ void Importer::add_inputs(::onnx::GraphProto& graph) {
   for (int i = 0; i < graph.initializer_size(); ++i) {
     const ::onnx::TensorProto& t = graph.initializer(i);
     OnnxValue v;
-    v.data = decode(t, fmt::format("initializer '{}'", t.name()));
+    v.data = decode_data(t, fmt::format("initializer '{}'", t.name()));
     // Integer initializers hold indices and shapes: program data, not parameters.
-    v.is_static = v.data->is_integer();
+    v.is_static = v.data.is_integer();
     if (!v.is_static) {
       v.weight_name = t.name();
       ::onnx::TensorProto& data = *graph.mutable_initializer(i);
@@ -256,11 +264,19 @@ void Importer::convert_node(const ::onnx::NodeProto& node, size_t index) {
 }
 
 void Importer::convert(const ::onnx::NodeProto& node, size_t index) {
+  size_t absorbed_before = absorbed_.size();
   try {
     convert_node(node, index);
   } catch (const Error& e) {
     fail_in(name_, e.diagnostic().message);
   }
+  // What the converter decoded from f32 data (a weight it folded) is not kept as doubles.
+  auto drop_decoded = [&](const ::onnx::NodeProto& n) {
+    for (const std::string& in : n.input())
+      if (has_value(in)) value(in).data.drop_decoded();
+  };
+  drop_decoded(node);
+  for (size_t k = absorbed_before; k < absorbed_.size(); ++k) drop_decoded(*absorbed_[k]);
 }
 
 std::vector<std::string> Importer::convert_branch(const ::onnx::GraphProto& graph,
@@ -271,8 +287,8 @@ std::vector<std::string> Importer::convert_branch(const ::onnx::GraphProto& grap
       throw Error(fmt::format("unsupported ONNX ops: {}", fmt::join(missing, ", ")));
     for (const ::onnx::TensorProto& t : graph.initializer()) {
       OnnxValue v;
-      v.data = decode(t, fmt::format("initializer '{}'", t.name()));
-      v.is_static = v.data->is_integer();
+      v.data = decode_data(t, fmt::format("initializer '{}'", t.name()));
+      v.is_static = v.data.is_integer();
       if (!v.is_static) v.weight_name = t.name();
       define(t.name(), std::move(v));
     }

@@ -26,7 +26,7 @@ struct OnnxValue {
   /// The graph value, once it has one (weights and static data get one on first use).
   std::optional<NodeId> node;
   /// The data, when known at import time (constants, initializers, folded shape math).
-  std::optional<HostTensor> data;
+  HostData data;
   /// Data that is part of the program rather than a parameter: folded into consumers, and
   /// materialized as a `constant` op when a graph op needs it. Initializers of float type are
   /// weights, not static.

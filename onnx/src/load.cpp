@@ -7,8 +7,10 @@
 
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <fmt/format.h>
 #include <fstream>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <onnx/checker.h>
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
@@ -216,14 +218,39 @@ void check_after_library_opset(const ::onnx::ModelProto& model, const std::strin
   }
 }
 
-::onnx::ModelProto parse(std::string_view bytes, const std::string& name) {
-  ::onnx::ModelProto model;
-  if (bytes.size() > static_cast<size_t>(INT32_MAX)) {
+void require_below_protobuf_limit(uint64_t bytes, const std::string& name) {
+  if (bytes > static_cast<uint64_t>(INT32_MAX)) {
     fail_in(name, "expected an ONNX model below 2 GiB (protobuf's limit; a larger model keeps "
                   "its weights as external data), got a larger file");
   }
-  if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-    fail_in(name, "expected a serialized ONNX ModelProto, got bytes that do not parse");
+}
+
+constexpr const char* kDoesNotParse =
+    "expected a serialized ONNX ModelProto, got bytes that do not parse";
+
+::onnx::ModelProto parse(std::string_view bytes, const std::string& name) {
+  ::onnx::ModelProto model;
+  require_below_protobuf_limit(bytes.size(), name);
+  if (!model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+    fail_in(name, kDoesNotParse);
+  return model;
+}
+
+// Parses the file as it is read, so a large model's bytes are not held beside its parsed form.
+::onnx::ModelProto parse_file(const std::string& path) {
+  constexpr std::string_view what = "ONNX model";
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec))
+    throw Error(fmt::format("{}: expected a {}, got a directory", path, what));
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw Error(fmt::format("{}: cannot open the {}: {}", path, what, std::strerror(errno)));
+  const uintmax_t size = std::filesystem::file_size(path, ec);
+  if (!ec) require_below_protobuf_limit(size, path);
+  ::onnx::ModelProto model;
+  google::protobuf::io::IstreamInputStream stream(&in);
+  if (!model.ParseFromZeroCopyStream(&stream)) {
+    if (in.bad()) throw Error(fmt::format("{}: cannot read the {}", path, what));
+    fail_in(path, kDoesNotParse);
   }
   return model;
 }
@@ -290,8 +317,7 @@ ImportedModel import_bytes(std::string_view bytes, const std::string& name,
 }
 
 ImportedModel import_file(const std::string& path, const ImportOptions& options) {
-  // The file's bytes are freed once parsed: a large model is not held twice.
-  ::onnx::ModelProto model = parse(read_user_file(path, "ONNX model"), path);
+  ::onnx::ModelProto model = parse_file(path);
   return import_model(model, path, options);
 }
 

@@ -127,7 +127,15 @@ void NodeContext::set_static_output(size_t i, HostTensor data) {
 void NodeContext::set_weight_output(size_t i, HostTensor data) {
   if (!wants_output(i)) return;
   OnnxValue out;
-  out.data = std::move(data);
+  if (exact_in_f32(data.elem_type)) {
+    // Kept as the f32 values the weight will have.
+    int32_t elem_type = data.elem_type;
+    Tensor values = to_tensor(data, *dtype_of(elem_type));
+    data = HostTensor();
+    out.data = HostData::compact(elem_type, std::move(values));
+  } else {
+    out.data = std::move(data);
+  }
   out.weight_name = node_.output(static_cast<int>(i));
   im_.define(node_.output(static_cast<int>(i)), std::move(out));
 }

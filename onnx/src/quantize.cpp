@@ -120,7 +120,7 @@ constexpr std::pair<std::string_view, std::array<int, 2>> kQuantizedOutputs[] = 
 // through producers.
 std::optional<int32_t> elem_type_named(Importer& im, const std::string& name, int depth) {
   if (name.empty() || depth > 64) return std::nullopt;
-  if (im.has_value(name) && im.value(name).data) return im.value(name).data->elem_type;
+  if (im.has_value(name) && im.value(name).data) return im.value(name).data.elem_type();
   if (std::optional<int32_t> t = im.declared_elem_type(name)) return t;
   const ::onnx::NodeProto* p = im.producer_of(name);
   if (!p) return std::nullopt;
@@ -246,7 +246,7 @@ std::optional<int32_t> elem_type_of(NodeContext& c, size_t i) {
 
 void convert_round(NodeContext& c) {
   if (c.input_static(0)) {
-    c.set_static_output(0, host_unary(*c.input(0).data, round_even, c.input(0).data->elem_type));
+    c.set_static_output(0, host_unary(*c.input(0).data, round_even, c.input(0).data.elem_type()));
     return;
   }
   c.set_output(0, round_graph(c.builder(), c.operand(0)));
@@ -279,7 +279,7 @@ void convert_quantize_linear(NodeContext& c) {
 
 void convert_dequantize_linear(NodeContext& c) {
   // y = (x - x_zero_point) * x_scale, in the scale's float type.
-  int32_t out_type = c.input(1).data ? c.input(1).data->elem_type : int32_t{TP::FLOAT};
+  int32_t out_type = c.input(1).data ? c.input(1).data.elem_type() : int32_t{TP::FLOAT};
   if (fold_known(c, out_type, "x_scale", "x_zero_point", [](double x, double scale, double zp) {
         return static_cast<float>((x - zp) * scale);
       }))

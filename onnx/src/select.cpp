@@ -78,7 +78,7 @@ void convert_where(NodeContext& c) {
     for (size_t j = 0; j < 3; ++j) {
       if (j != i) others = std::max(others, c.input_shape(j).rank());
     }
-    auto r = static_cast<int64_t>(c.input(i).data->dims.size());
+    auto r = static_cast<int64_t>(c.input(i).data.dims().size());
     return operand_like(c, i, d, r <= others);
   };
   Value cond = c.input_static(0) ? operand_like(c, 0, d, false) : c.operand(0);

@@ -81,7 +81,7 @@ const ::onnx::NodeProto* power_consumer(NodeContext& c, const std::string& value
   const ::onnx::NodeProto* n = im.sole_consumer(value);
   if (n == nullptr || n->input_size() < 1 || n->input(0) != value) return nullptr;
   const bool square = (n->op_type() == "Pow" && n->input_size() == 2 && im.has_value(n->input(1)) &&
-                       im.value(n->input(1)).data && im.value(n->input(1)).data->numel() == 1 &&
+                       im.value(n->input(1)).data && im.value(n->input(1)).data.numel() == 1 &&
                        im.value(n->input(1)).data->values[0] == 2.0) ||
                       (n->op_type() == "Mul" && n->input_size() == 2 && n->input(1) == value);
   if (square) {

@@ -6,6 +6,7 @@
 #include "tilesat/graph/diagnostic.h"
 
 #include <algorithm>
+#include <boost/crc.hpp>
 #include <chrono>
 #include <cstring>
 #include <fmt/format.h>
@@ -17,6 +18,27 @@ using detail::DeviceMemory;
 using detail::OpContext;
 using detail::TensorRef;
 
+namespace detail {
+
+// What const-eval keeps of an input it read, to see on a later call whether it changed: its
+// size and a 96-bit digest of its bits (CRC-32 and the standard library's 64-bit hash), not a
+// copy (a large model's weights would be held once more).
+struct InputDigest {
+  size_t size = 0;
+  uint32_t crc = 0;
+  size_t hash = 0;
+  friend bool operator==(const InputDigest&, const InputDigest&) = default;
+};
+
+InputDigest digest_of(const std::vector<float>& v) {
+  boost::crc_32_type crc;
+  crc.process_bytes(v.data(), v.size() * sizeof(float));
+  std::string_view bytes(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(float));
+  return {v.size(), crc.checksum(), std::hash<std::string_view>{}(bytes)};
+}
+
+} // namespace detail
+
 struct Runner::State {
   std::unique_ptr<DeviceMemory> memory;
   ThreadPool pool;
@@ -24,7 +46,7 @@ struct Runner::State {
   /// they read, and those inputs' values when they last ran (nullopt: not run yet).
   uint32_t one_time_ops = 0;
   std::vector<uint32_t> one_time_inputs;
-  std::optional<std::vector<std::vector<float>>> one_time_seen;
+  std::optional<std::vector<detail::InputDigest>> one_time_seen;
   /// The chip this runner is in its program's mesh, and how it reaches the others (a
   /// one-chip program exchanges with itself).
   int64_t chip = 0;
@@ -195,20 +217,12 @@ RunResult Runner::run(std::span<const Tensor> inputs) {
     detail::write_logical(mem, t, inputs[i].data());
   }
   // The one-time ops run on the first call, and again when an input they read has changed
-  // (compared by bits, so a NaN weight does not force const-eval on every call).
-  std::optional<std::vector<std::vector<float>>>& seen = state_->one_time_seen;
-  auto same = [&](size_t k) {
-    const std::vector<float>& now = inputs[state_->one_time_inputs[k]].data();
-    return (*seen)[k].size() == now.size() &&
-           std::memcmp((*seen)[k].data(), now.data(), now.size() * sizeof(float)) == 0;
-  };
-  prof.const_eval_ran = state_->one_time_ops > 0 && !seen;
-  for (size_t k = 0; seen && k < state_->one_time_inputs.size(); ++k)
-    prof.const_eval_ran = prof.const_eval_ran || !same(k);
-  if (prof.const_eval_ran) {
-    seen.emplace();
-    for (uint32_t i : state_->one_time_inputs) seen->push_back(inputs[i].data());
-  }
+  // (compared by a digest of their bits, so a NaN weight does not force const-eval every call).
+  std::optional<std::vector<detail::InputDigest>>& seen = state_->one_time_seen;
+  std::vector<detail::InputDigest> now;
+  for (uint32_t i : state_->one_time_inputs) now.push_back(detail::digest_of(inputs[i].data()));
+  prof.const_eval_ran = state_->one_time_ops > 0 && seen != now;
+  if (prof.const_eval_ran) seen = std::move(now);
   for (uint32_t pos = prof.const_eval_ran ? 0 : state_->one_time_ops;
        pos < detail::count(p.execution_order()); ++pos) {
     const fb::Op& op = *p.ops()->Get(p.execution_order()->Get(pos));

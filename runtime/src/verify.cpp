@@ -760,7 +760,8 @@ std::optional<std::vector<float>> Program::stored_value(uint32_t input) const {
     if (!v->external()) return std::vector<float>(v->values()->begin(), v->values()->end());
     if (weights_.empty() && v->count() > 0)
       throw Error(fmt::format("{}: input {} is stored in the weights file, which is read only "
-                              "when the program is loaded from a file",
+                              "when the program is loaded from a file (and until "
+                              "release_weights())",
                               name_, input));
     std::vector<float> out(v->count());
     std::memcpy(out.data(), weights_.data() + v->file_offset(), v->count() * sizeof(float));

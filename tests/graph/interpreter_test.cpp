@@ -473,6 +473,21 @@ TEST(RandomArguments, DeterministicInRangeAndRounded) {
   }
 }
 
+// Skipped arguments (their values come from elsewhere) are left empty; the others get the
+// values they get without skipping.
+TEST(RandomArguments, SkippedArgumentsKeepTheOthersValues) {
+  Graph g;
+  Builder b(g);
+  b.input("a", {16});
+  b.input("w", {8, 8});
+  b.input("c", {3}, DType::I32);
+  std::vector<Tensor> all = random_arguments(g, 5);
+  std::vector<Tensor> some = random_arguments(g, 5, RandomInit::Uniform, {false, true, false});
+  EXPECT_EQ(some[0].data(), all[0].data());
+  EXPECT_EQ(some[1].numel(), 0);
+  EXPECT_EQ(some[2].data(), all[2].data());
+}
+
 // The weight of every contraction, seen through data movement; activations, biases and
 // unused arguments have no fan-in.
 TEST(RandomArguments, FanInOfContractionWeights) {

@@ -53,13 +53,16 @@ int run_check(const Options& o) {
       lowering::lower_plan(planned.plan, lowering::DeviceSummary::of(device));
   runtime::Program program = runtime::Program::parse(std::move(bytes), source.name());
 
-  // Inputs: an ONNX model's own weights, every other argument drawn from the seed.
-  std::vector<Tensor> args =
-      random_arguments(source, o.random_seed.value_or(1), random_init(o, RandomInit::FanIn));
-  for (size_t i = 0; i < source.arguments().size(); ++i) {
-    auto w = weights.find(source.node(source.arguments()[i]).name);
-    if (w != weights.end()) args[i] = w->second;
-  }
+  // Inputs: an ONNX model's own weights (moved, so a large model's are held once), every
+  // other argument drawn from the seed.
+  std::vector<bool> stored(source.arguments().size(), false);
+  for (size_t i = 0; i < stored.size(); ++i)
+    stored[i] = weights.count(source.node(source.arguments()[i]).name) != 0;
+  std::vector<Tensor> args = random_arguments(source, o.random_seed.value_or(1),
+                                              random_init(o, RandomInit::FanIn), stored);
+  for (size_t i = 0; i < stored.size(); ++i)
+    if (stored[i])
+      args[i] = std::move(weights.find(source.node(source.arguments()[i]).name)->second);
   std::vector<Tensor> reference =
       spmd ? interpret_mesh(source, args, mesh) : evaluate(source, args);
 
@@ -74,7 +77,7 @@ int run_check(const Options& o) {
     if (it == arg_index.end())
       throw InternalError(fmt::format("program input '{}' is no argument of @{}", in->name()->str(),
                                       source.name()));
-    inputs.push_back(args[it->second]);
+    inputs.push_back(std::move(args[it->second])); // the reference is computed
   }
   runtime::MeshRunner runner(program, o.threads.value_or(0));
   runtime::MeshRunResult got = runner.run(inputs);

@@ -66,9 +66,15 @@ int run_eval(const Options& o) {
   SourceFile file = load_input(o, &weights, specialized);
   const Graph& g = select_function(file, o.function);
   std::map<std::string, std::string> files = input_files(o, g, specialized);
+  // Only arguments without a file or a stored weight are drawn.
+  std::vector<bool> given(g.arguments().size(), false);
+  for (size_t i = 0; i < given.size(); ++i) {
+    const std::string& name = g.node(g.arguments()[i]).name;
+    given[i] = files.count(name) != 0 || weights.count(name) != 0;
+  }
   std::vector<Tensor> drawn;
   if (o.random_seed)
-    drawn = random_arguments(g, *o.random_seed, random_init(o, RandomInit::Uniform));
+    drawn = random_arguments(g, *o.random_seed, random_init(o, RandomInit::Uniform), given);
   std::vector<Tensor> args;
   std::vector<std::string> drawn_names;
   for (size_t i = 0; i < g.arguments().size(); ++i) {
@@ -85,7 +91,7 @@ int run_eval(const Options& o) {
       }
       args.push_back(std::move(t));
     } else if (auto w = weights.find(a.name); w != weights.end()) {
-      args.push_back(w->second);
+      args.push_back(std::move(w->second));
     } else if (o.random_seed) {
       args.push_back(drawn[i]);
       drawn_names.push_back(a.name);

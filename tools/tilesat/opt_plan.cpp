@@ -17,7 +17,7 @@
 namespace tilesat::cli {
 
 int run_opt_plan(const Options& o, const SelectedRules& rules, SourceFile& file,
-                 const std::map<std::string, Tensor, std::less<>>& weights) {
+                 std::map<std::string, Tensor, std::less<>>& weights) {
   // -o FILE writes a program: it implies --emit program (an explicit other form is an error).
   std::string emit = !o.program_file.empty() && o.emit == "ttir" ? "program" : o.emit;
   if (!o.program_file.empty() && o.program_file == o.report_file)
@@ -54,9 +54,14 @@ int run_opt_plan(const Options& o, const SelectedRules& rules, SourceFile& file,
       // The model's own weights travel with the program.
       lowering::LowerOptions lopts;
       lopts.inline_values_limit = o.inline_weights_limit;
+      // With one program they move rather than copy: a large model's weights are held once.
       for (NodeId a : plan.graph.arguments()) {
         const Node& n = plan.graph.node(a);
-        if (auto w = weights.find(n.name); w != weights.end()) lopts.input_values.emplace(*w);
+        if (plans.size() == 1) {
+          if (auto w = weights.extract(n.name)) lopts.input_values.insert(std::move(w));
+        } else if (auto w = weights.find(n.name); w != weights.end()) {
+          lopts.input_values.emplace(*w);
+        }
       }
       if (!o.program_file.empty())
         lopts.weights_file = std::filesystem::path(o.program_file).filename().string() + ".weights";

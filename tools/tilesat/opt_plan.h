@@ -8,8 +8,9 @@
 namespace tilesat::cli {
 
 /// Plans every function of `file` on the device of `o.device` (default wormhole_b0) and prints
-/// the plans (--emit plan) or the chosen programs as TTIR; writes --report FILE.json.
+/// the plans (--emit plan) or the chosen programs as TTIR; writes --report FILE.json. A
+/// program stores `weights` (an ONNX model's initializers), which may be moved from.
 int run_opt_plan(const Options& o, const SelectedRules& rules, SourceFile& file,
-                 const std::map<std::string, Tensor, std::less<>>& weights);
+                 std::map<std::string, Tensor, std::less<>>& weights);
 
 } // namespace tilesat::cli

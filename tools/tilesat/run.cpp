@@ -76,30 +76,40 @@ int run_run(const Options& o) {
     shell.add_argument(in->name()->str(),
                        TensorType{runtime::graph_dtype(t.dtype()), Shape(std::move(dims)), {}});
   }
-  std::vector<Tensor> drawn;
-  if (o.random_seed) drawn = random_arguments(shell, *o.random_seed);
-  std::vector<Tensor> inputs;
-  std::vector<size_t> drawn_index;
-  for (size_t i = 0; i < shell.arguments().size(); ++i) {
+  // Inputs from files and stored values first; only the others are drawn.
+  const size_t n = shell.arguments().size();
+  std::vector<Tensor> inputs(n);
+  std::vector<bool> given(n, false);
+  for (size_t i = 0; i < n; ++i) {
     const Node& a = shell.node(shell.arguments()[i]);
     if (auto it = files.find(a.name); it != files.end()) {
       Tensor t = read_npy(it->second, npy_bytes_bound(a.type));
       if (t.shape() != a.type.shape)
         throw Error(fmt::format("--input {}={}: expected shape {}, got {}", a.name, it->second,
                                 a.type.shape.str(), t.shape().str()));
-      inputs.push_back(std::move(t));
+      inputs[i] = std::move(t);
+      given[i] = true;
     } else if (std::optional<std::vector<float>> stored =
                    program.stored_value(static_cast<uint32_t>(i))) {
       // A value stored with the program (a model's weight).
-      inputs.emplace_back(a.type, std::move(*stored));
-    } else if (o.random_seed) {
-      inputs.push_back(drawn[i]);
-      drawn_index.push_back(i);
-    } else {
+      inputs[i] = Tensor(a.type, std::move(*stored));
+      given[i] = true;
+    }
+  }
+  program.release_weights();
+  std::vector<Tensor> drawn;
+  if (o.random_seed) drawn = random_arguments(shell, *o.random_seed, RandomInit::Uniform, given);
+  std::vector<size_t> drawn_index;
+  for (size_t i = 0; i < n; ++i) {
+    if (given[i]) continue;
+    if (!o.random_seed) {
+      const std::string& name = shell.node(shell.arguments()[i]).name;
       throw Error(fmt::format("input '{}' of {} has no value: give --input {}=FILE.npy or "
                               "--random-inputs SEED",
-                              a.name, o.input, a.name));
+                              name, o.input, name));
     }
+    inputs[i] = std::move(drawn[i]);
+    drawn_index.push_back(i);
   }
   runtime::MeshRunner runner(program, o.threads.value_or(0));
   runtime::MeshRunResult result = runner.run(inputs);

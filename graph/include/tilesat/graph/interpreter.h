@@ -42,8 +42,12 @@ enum class RandomInit : uint8_t {
 /// One deterministic random tensor per argument of `g`: floats uniform in [-1, 1) (rounded to
 /// the argument's dtype, scaled as `init` says), i32 integers in [-8, 8]. The same seed gives
 /// the same tensors on every platform; the scale does not change which values are drawn.
+/// Arguments with `skip[i]` set (their values come from elsewhere, such as a model's weights)
+/// are left empty, and their draws are passed over, so every other argument gets the same
+/// value as without `skip`.
 std::vector<Tensor> random_arguments(const Graph& g, uint64_t seed,
-                                     RandomInit init = RandomInit::Uniform);
+                                     RandomInit init = RandomInit::Uniform,
+                                     const std::vector<bool>& skip = {});
 
 /// Per argument of `g` (in argument order), the number of values each output element of a
 /// contraction sums over when the argument is that contraction's weight: operand 1 of

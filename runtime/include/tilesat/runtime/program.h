@@ -41,6 +41,10 @@ public:
   /// row-major order, or nullopt when it has none (it is given when the program runs). A value
   /// in the weights file is read from the file load() checked (size and CRC-32).
   std::optional<std::vector<float>> stored_value(uint32_t input) const;
+  /// Frees the weights file's bytes once every stored value has been read (a large model's
+  /// weights are then not held twice while it runs); stored_value of a value in the weights
+  /// file fails afterwards.
+  void release_weights() { std::vector<uint8_t>().swap(weights_); }
 
 private:
   Program(std::vector<uint8_t> bytes, std::string name)

@@ -6,7 +6,9 @@
 
 #include <cmath>
 #include <cstring>
+#include <fmt/format.h>
 #include <limits>
+#include <new>
 
 namespace tilesat::runtime::detail {
 
@@ -20,7 +22,13 @@ DeviceMemory::DeviceMemory(uint32_t rows, uint32_t cols, uint64_t l1_bytes, uint
   l1_.reserve(static_cast<size_t>(rows) * cols);
   for (size_t i = 0; i < static_cast<size_t>(rows) * cols; ++i)
     l1_.push_back(std::make_unique_for_overwrite<uint8_t[]>(l1_bytes));
-  dram_ = std::make_unique_for_overwrite<uint8_t[]>(std::max<uint64_t>(dram_bytes, 1));
+  try {
+    dram_ = std::make_unique_for_overwrite<uint8_t[]>(std::max<uint64_t>(dram_bytes, 1));
+  } catch (const std::bad_alloc&) {
+    throw Error(fmt::format("cannot allocate the {} bytes of host memory that model the "
+                            "program's DRAM",
+                            dram_bytes));
+  }
 }
 
 TensorRef tensor_ref(const fb::Program& p, uint32_t tensor) {

@@ -18,7 +18,9 @@ and compares OUT/<output name>.npy with torch's output: normwise relative error 
 (f32). The CNN is also written with a small --inline-weights-limit, so its weights go to the
 side file, and read from an ONNX model that keeps its weights as external data. A detector (torchvision's SSDlite, 320x320) is planned up to its heads with
 `--outputs`, its NonZero / NonMaxSuppression tail cut, and its class logits and box
-regressions compared with torch's heads. With DEPLOY_API (tests/models/deploy_api.cpp), each model also goes through the
+regressions compared with torch's heads. A Llama-shaped language model (token ids in, rotary
+positions, grouped-query attention, SwiGLU) is compared with torch's logits and next tokens.
+With DEPLOY_API (tests/models/deploy_api.cpp), each model also goes through the
 same steps in the C++ API and is compared the same way. Exits 77 (ctest's skip) when torch is
 not installed, 1 on any mismatch. Needs Debian's python3-torch and python3-onnx; run with
 /usr/bin/python3.
@@ -218,6 +220,52 @@ class OpticalFlow(nn.Module):
         return self.raft(x[0:1], x[1:2], num_flow_updates=2)[-1]
 
 
+class LlamaLm(nn.Module):
+    """A Llama-shaped language model at toy size: token embedding, RMSNorm, rotary positions,
+    grouped-query attention with a causal mask, SwiGLU, and a head over the vocabulary; token
+    ids (int64) in, logits out. bench/models/llm_scale.py runs it at real size."""
+
+    def __init__(self, vocab=512, dim=128, layers=2, heads=4, kv_heads=2, hidden=352, seq=32):
+        super().__init__()
+        self.heads, self.kv_heads, self.hd = heads, kv_heads, dim // heads
+        self.emb = nn.Embedding(vocab, dim)
+        lin = lambda i, o: nn.Linear(i, o, bias=False)
+        self.layers = nn.ModuleList(nn.ModuleDict({
+            "q": lin(dim, dim), "k": lin(dim, kv_heads * self.hd), "v": lin(dim, kv_heads * self.hd),
+            "o": lin(dim, dim), "gate": lin(dim, hidden), "up": lin(dim, hidden),
+            "down": lin(hidden, dim)}) for _ in range(layers))
+        self.norms = nn.Parameter(1 + 0.1 * torch.randn(2 * layers + 1, dim))
+        self.head = lin(dim, vocab)
+        inv = 1.0 / (10000 ** (torch.arange(0, self.hd, 2).float() / self.hd))
+        angles = torch.outer(torch.arange(seq).float(), inv).repeat(1, 2)
+        self.register_buffer("cos", angles.cos())
+        self.register_buffer("sin", angles.sin())
+        self.register_buffer("mask", torch.triu(torch.full((seq, seq), -1e9), 1))
+
+    def norm(self, x, i):
+        return self.norms[i] * x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-5)
+
+    def rope(self, x):
+        half = x.shape[-1] // 2
+        return x * self.cos + torch.cat((-x[..., half:], x[..., :half]), -1) * self.sin
+
+    def forward(self, ids):
+        x = self.emb(ids)
+        b, t, d = x.shape
+        for i, l in enumerate(self.layers):
+            h = self.norm(x, 2 * i)
+            q = self.rope(l["q"](h).view(b, t, self.heads, self.hd).transpose(1, 2))
+            k = self.rope(l["k"](h).view(b, t, self.kv_heads, self.hd).transpose(1, 2))
+            v = l["v"](h).view(b, t, self.kv_heads, self.hd).transpose(1, 2)
+            k = k.repeat_interleave(self.heads // self.kv_heads, dim=1)
+            v = v.repeat_interleave(self.heads // self.kv_heads, dim=1)
+            a = torch.softmax(q @ k.transpose(2, 3) / self.hd ** 0.5 + self.mask, -1) @ v
+            x = x + l["o"](a.transpose(1, 2).reshape(b, t, d))
+            h = self.norm(x, 2 * i + 1)
+            x = x + l["down"](nn.functional.silu(l["gate"](h)) * l["up"](h))
+        return self.head(self.norm(x, -1))
+
+
 def models():
     torch.manual_seed(0)
     cnn = SmallCnn()
@@ -270,6 +318,34 @@ def external_data(tilesat, work):
     ok = got.shape == want.shape and err <= 1e-5
     print(f"cnn (external data): {summary.strip()}; normwise relative error {err:.2e} "
           f"{'ok' if ok else 'MISMATCH'}")
+    return 0 if ok else 1
+
+
+def language_model(tilesat, work):
+    """The Llama-shaped LM, token ids in: planned, run and compared with torch's logits (and
+    its next-token choices). Returns the number of failures."""
+    torch.manual_seed(2)
+    module = LlamaLm().eval()
+    ids = torch.randint(0, 512, (1, 32))
+    path = os.path.join(work, "llama.onnx")
+    torch.onnx.export(module, (ids,), path, input_names=["ids"], output_names=["logits"],
+                      opset_version=17)
+    np.save(os.path.join(work, "llama.ids.npy"), ids.numpy())
+    prog = os.path.join(work, "llama.tsprog")
+    out = os.path.join(work, "llama.out")
+    summary = run([tilesat, "opt", path, "--device", "wormhole_b0", "-o", prog])
+    if summary is None or run([tilesat, "run", prog, "--input",
+                               "ids=" + os.path.join(work, "llama.ids.npy"),
+                               "--output-dir", out]) is None:
+        return 1
+    with torch.no_grad():
+        want = module(ids).numpy().astype(np.float64)
+    got = np.load(os.path.join(out, "logits.npy")).astype(np.float64)
+    err = normwise_error(got, want)
+    same_tokens = got.shape == want.shape and (got.argmax(-1) == want.argmax(-1)).all()
+    ok = got.shape == want.shape and err <= 1e-5 and same_tokens
+    print(f"llama lm: {summary.strip()}; normwise relative error {err:.2e}, next tokens "
+          f"{'the same' if same_tokens else 'DIFFERENT'} {'ok' if ok else 'MISMATCH'}")
     return 0 if ok else 1
 
 
@@ -373,6 +449,7 @@ def main():
         print(f"{name} (C++ API): {said.strip()}; normwise relative error {err:.2e} "
               f"{'ok' if ok else 'MISMATCH'}")
     failures += external_data(tilesat, work)
+    failures += language_model(tilesat, work)
     failures += detector(tilesat, work)
     print(f"{failures} failure(s)")
     return 1 if failures else 0

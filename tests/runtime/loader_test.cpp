@@ -94,6 +94,20 @@ TEST(Loader, BufferOutsideL1) {
   EXPECT_THAT(error_of(pack(p)), HasSubstr("inside the 1048576 bytes of L1 per core"));
 }
 
+// A device may have more DRAM than the CPU model backs (kMaxHostDramBytes, 32 GiB: a
+// Blackhole p150's); a program using DRAM past it is rejected when loaded, naming the limit.
+TEST(Loader, DramBeyondTheHostModel) {
+  fb::ProgramT p = unpacked();
+  p.device->dram_bytes = uint64_t{48} << 30;
+  for (auto& b : p.buffers)
+    if (b->buffer_type == fb::BufferType::DRAM) {
+      b->address = (uint64_t{32} << 30) - b->bytes + 64;
+      break;
+    }
+  EXPECT_THAT(error_of(pack(p)),
+              HasSubstr("expected DRAM use within the runtime's 34359738368 bytes"));
+}
+
 TEST(Loader, OverlappingLiveBuffers) {
   fb::ProgramT p = unpacked();
   std::vector<fb::BufferT*> l1;

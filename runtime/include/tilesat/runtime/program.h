@@ -60,9 +60,9 @@ inline constexpr uint32_t kMaxGridSide = 64;
 inline constexpr uint64_t kMaxL1BytesPerCore = 64ull << 20;
 inline constexpr uint64_t kMaxDramBytes = 1ull << 36;
 /// DRAM the model backs with host memory: a program's highest DRAM address, allocated as it
-/// loads and touched only where written. 16 GiB covers an n150's 12 GiB, so a model whose
-/// weights and their tile copies pass 4 GiB (ViT-H/14: 2.5 GB of f32 weights) runs.
-inline constexpr uint64_t kMaxHostDramBytes = 16ull << 30;
+/// loads and touched only where written. 32 GiB covers a Blackhole p150's 32 GB (and an
+/// n150's 12 GiB); a host that cannot allocate what a program uses gets an error naming it.
+inline constexpr uint64_t kMaxHostDramBytes = 32ull << 30;
 inline constexpr uint64_t kMaxHostL1Bytes = 4ull << 30; // L1 of all cores together
 /// Chips of a program's mesh (a Galaxy has 32), each modelled with its own memory.
 inline constexpr uint32_t kMaxMeshChips = 64;

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <onnx/onnx_pb.h>
+#include <set>
 
 namespace tilesat::onnx {
 
@@ -178,6 +179,35 @@ void Importer::add_inputs(::onnx::GraphProto& graph) {
     }
     define(t.name(), std::move(v));
   }
+  // Named dims: given, or taken from the value given for an input that names them.
+  std::map<std::string, int64_t, std::less<>> dim_sizes = options_.dim_values;
+  std::map<std::string, std::string, std::less<>> dim_source;
+  for (const auto& [param, size] : dim_sizes) dim_source[param] = "in dim_values (tilesat --dim)";
+  std::set<std::string, std::less<>> dims_named;
+  for (const ::onnx::ValueInfoProto& in : graph.input()) {
+    if (has_value(in.name()) || !in.type().tensor_type().has_shape()) continue;
+    const ::onnx::TensorShapeProto& shape = in.type().tensor_type().shape();
+    const Tensor* known = static_input(in.name());
+    for (int d = 0; d < shape.dim_size(); ++d) {
+      if (!shape.dim(d).has_dim_param() || shape.dim(d).dim_param().empty()) continue;
+      const std::string& param = shape.dim(d).dim_param();
+      dims_named.insert(param);
+      if (known == nullptr || d >= known->shape().rank()) continue;
+      int64_t got = known->shape().dims()[static_cast<size_t>(d)];
+      auto [it, added] = dim_sizes.emplace(param, got);
+      if (added) {
+        dim_source[param] = fmt::format("in the value given for input '{}'", in.name());
+      } else if (it->second != got) {
+        throw Error(fmt::format("graph input '{}': dim {} ('{}') is {} in the value given for "
+                                "it, but {} {}",
+                                in.name(), d, param, got, it->second, dim_source[param]));
+      }
+    }
+  }
+  for (const auto& [param, size] : options_.dim_values) {
+    if (!dims_named.count(param))
+      throw Error(fmt::format("a size is given for dim '{}', which no graph input names", param));
+  }
   for (const ::onnx::ValueInfoProto& in : graph.input()) {
     // Before IR version 4 initializers were listed as inputs too.
     if (has_value(in.name())) continue;
@@ -220,11 +250,16 @@ void Importer::add_inputs(::onnx::GraphProto& graph) {
         dims.push_back(dim.dim_value());
         continue;
       }
-      auto it = dim.has_dim_param() ? options_.dim_values.find(dim.dim_param())
-                                    : options_.dim_values.end();
-      if (it == options_.dim_values.end()) {
-        throw Error(fmt::format("{}: dim {} is symbolic ('{}'); give it a value", what, d,
-                                dim.dim_param()));
+      if (!dim.has_dim_param() || dim.dim_param().empty()) {
+        throw Error(fmt::format("{}: dim {} has neither a size nor a name; export the model with "
+                                "a static or a named dim",
+                                what, d));
+      }
+      auto it = dim_sizes.find(dim.dim_param());
+      if (it == dim_sizes.end()) {
+        throw Error(fmt::format("{}: dim {} is symbolic ('{}'); give its size (tilesat --dim "
+                                "{}=SIZE, or ImportOptions::dim_values)",
+                                what, d, dim.dim_param(), dim.dim_param()));
       }
       dims.push_back(it->second);
     }

@@ -19,7 +19,8 @@ and compares OUT/<output name>.npy with torch's output: normwise relative error 
 side file, and read from an ONNX model that keeps its weights as external data. A detector (torchvision's SSDlite, 320x320) is planned up to its heads with
 `--outputs`, its NonZero / NonMaxSuppression tail cut, and its class logits and box
 regressions compared with torch's heads. A Llama-shaped language model (token ids in, rotary
-positions, grouped-query attention, SwiGLU) is compared with torch's logits and next tokens.
+positions, grouped-query attention, SwiGLU) is compared with torch's logits and next tokens,
+and so is one decode step with its key/value cache as inputs of a dynamic length (`--dim`).
 With DEPLOY_API (tests/models/deploy_api.cpp), each model also goes through the
 same steps in the C++ API and is compared the same way. Exits 77 (ctest's skip) when torch is
 not installed, 1 on any mismatch. Needs Debian's python3-torch and python3-onnx; run with
@@ -245,25 +246,61 @@ class LlamaLm(nn.Module):
     def norm(self, x, i):
         return self.norms[i] * x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-5)
 
-    def rope(self, x):
+    def rope(self, x, pos):
         half = x.shape[-1] // 2
-        return x * self.cos + torch.cat((-x[..., half:], x[..., :half]), -1) * self.sin
+        turned = torch.cat((-x[..., half:], x[..., :half]), -1)
+        return x * self.cos[pos] + turned * self.sin[pos]
+
+    def layer(self, i, x, pos, mask, past=None):
+        """Layer i on x at positions `pos`; with past = (keys, values) of earlier positions,
+        the new ones are appended to them. Returns x and the layer's keys and values."""
+        l, (b, t, d) = self.layers[i], x.shape
+        h = self.norm(x, 2 * i)
+        q = self.rope(l["q"](h).view(b, t, self.heads, self.hd).transpose(1, 2), pos)
+        k = self.rope(l["k"](h).view(b, t, self.kv_heads, self.hd).transpose(1, 2), pos)
+        v = l["v"](h).view(b, t, self.kv_heads, self.hd).transpose(1, 2)
+        if past is None:
+            kk = k.repeat_interleave(self.heads // self.kv_heads, dim=1)
+            vv = v.repeat_interleave(self.heads // self.kv_heads, dim=1)
+        else:
+            # Grouped heads as expand + reshape: torch 1.13 exports repeat_interleave over a
+            # dynamic axis wrongly (a Reshape whose 0 copies the wrong dim).
+            k, v = torch.cat([past[0], k], 2), torch.cat([past[1], v], 2)
+            group = (b, self.kv_heads, self.heads // self.kv_heads, k.shape[2], self.hd)
+            kk = k[:, :, None].expand(group).reshape(b, self.heads, k.shape[2], self.hd)
+            vv = v[:, :, None].expand(group).reshape(b, self.heads, v.shape[2], self.hd)
+        scores = q @ kk.transpose(2, 3) / self.hd ** 0.5
+        a = torch.softmax(scores if mask is None else scores + mask, -1) @ vv
+        x = x + l["o"](a.transpose(1, 2).reshape(b, t, d))
+        h = self.norm(x, 2 * i + 1)
+        return x + l["down"](nn.functional.silu(l["gate"](h)) * l["up"](h)), k, v
 
     def forward(self, ids):
         x = self.emb(ids)
-        b, t, d = x.shape
-        for i, l in enumerate(self.layers):
-            h = self.norm(x, 2 * i)
-            q = self.rope(l["q"](h).view(b, t, self.heads, self.hd).transpose(1, 2))
-            k = self.rope(l["k"](h).view(b, t, self.kv_heads, self.hd).transpose(1, 2))
-            v = l["v"](h).view(b, t, self.kv_heads, self.hd).transpose(1, 2)
-            k = k.repeat_interleave(self.heads // self.kv_heads, dim=1)
-            v = v.repeat_interleave(self.heads // self.kv_heads, dim=1)
-            a = torch.softmax(q @ k.transpose(2, 3) / self.hd ** 0.5 + self.mask, -1) @ v
-            x = x + l["o"](a.transpose(1, 2).reshape(b, t, d))
-            h = self.norm(x, 2 * i + 1)
-            x = x + l["down"](nn.functional.silu(l["gate"](h)) * l["up"](h))
+        pos = slice(0, ids.shape[1])
+        for i in range(len(self.layers)):
+            x, _, _ = self.layer(i, x, pos, self.mask)
         return self.head(self.norm(x, -1))
+
+
+class LlamaDecodeStep(nn.Module):
+    """One decode step of LlamaLm at position `pos`: the new token's logits, and every layer's
+    keys and values with its own appended to the cache of the `pos` before it (past_k and
+    past_v: [layers, batch, kv_heads, past, head_dim], `past` a dynamic axis)."""
+
+    def __init__(self, lm, pos):
+        super().__init__()
+        self.lm, self.pos = lm, pos
+
+    def forward(self, ids, past_k, past_v):
+        x = self.lm.emb(ids)
+        keys, values = [], []
+        for i in range(len(self.lm.layers)):
+            x, k, v = self.lm.layer(i, x, slice(self.pos, self.pos + 1), None,
+                                    (past_k[i], past_v[i]))
+            keys.append(k)
+            values.append(v)
+        return self.lm.head(self.lm.norm(x, -1)), torch.stack(keys), torch.stack(values)
 
 
 def models():
@@ -290,6 +327,17 @@ def models():
     }
 
 
+def compared(label, summary, got_file, want):
+    """Prints how the output saved in got_file compares with torch's `want` (normwise relative
+    error at most 1e-5, f32); returns 1 on a mismatch, else 0."""
+    got = np.load(got_file).astype(np.float64)
+    err = normwise_error(got, want)
+    ok = got.shape == want.shape and err <= 1e-5
+    print(f"{label}: {summary.strip()}; normwise relative error {err:.2e} "
+          f"{'ok' if ok else 'MISMATCH'}")
+    return 0 if ok else 1
+
+
 def external_data(tilesat, work):
     """The CNN saved with its weights as external data (one file beside the model, as
     torch.onnx.export writes a model over 2 GiB): planned, run and compared with torch. Returns
@@ -313,12 +361,7 @@ def external_data(tilesat, work):
         return 1
     with torch.no_grad():
         want = module(x).numpy().astype(np.float64)
-    got = np.load(os.path.join(out, "y.npy")).astype(np.float64)
-    err = normwise_error(got, want)
-    ok = got.shape == want.shape and err <= 1e-5
-    print(f"cnn (external data): {summary.strip()}; normwise relative error {err:.2e} "
-          f"{'ok' if ok else 'MISMATCH'}")
-    return 0 if ok else 1
+    return compared("cnn (external data)", summary, os.path.join(out, "y.npy"), want)
 
 
 def language_model(tilesat, work):
@@ -347,6 +390,37 @@ def language_model(tilesat, work):
     print(f"llama lm: {summary.strip()}; normwise relative error {err:.2e}, next tokens "
           f"{'the same' if same_tokens else 'DIFFERENT'} {'ok' if ok else 'MISMATCH'}")
     return 0 if ok else 1
+
+
+def decode_step(tilesat, work):
+    """A decode step of the Llama-shaped LM with its key/value cache as inputs whose length is
+    a dynamic axis, given with --dim: planned, run and compared with torch's logits and
+    updated cache. Returns the number of failures."""
+    torch.manual_seed(3)
+    lm = LlamaLm().eval()
+    past = 20
+    step = LlamaDecodeStep(lm, past).eval()
+    ids = torch.randint(0, 512, (1, 1))
+    cache = [torch.randn(2, 1, 2, past, 32) for _ in range(2)]
+    path = os.path.join(work, "llama_step.onnx")
+    torch.onnx.export(step, (ids, *cache), path, opset_version=17,
+                      input_names=["ids", "past_k", "past_v"], output_names=["logits", "k", "v"],
+                      dynamic_axes={"past_k": {3: "past"}, "past_v": {3: "past"}})
+    given = []
+    for name, value in zip(["ids", "past_k", "past_v"], [ids, *cache]):
+        np.save(os.path.join(work, f"llama_step.{name}.npy"), value.numpy())
+        given += ["--input", f"{name}={os.path.join(work, f'llama_step.{name}.npy')}"]
+    prog = os.path.join(work, "llama_step.tsprog")
+    out = os.path.join(work, "llama_step.out")
+    summary = run([tilesat, "opt", path, "--device", "wormhole_b0", "--dim", f"past={past}",
+                   "-o", prog])
+    if summary is None or run([tilesat, "run", prog, *given, "--output-dir", out]) is None:
+        return 1
+    with torch.no_grad():
+        wants = [w.numpy().astype(np.float64) for w in step(ids, *cache)]
+    return sum(compared(f"llama decode step {name}", summary,
+                        os.path.join(out, name + ".npy"), want)
+               for name, want in zip(["logits", "k", "v"], wants))
 
 
 def detector(tilesat, work):
@@ -387,13 +461,9 @@ def detector(tilesat, work):
     failures = 0
     for key, name in names.items():
         stem = "".join(c if c.isalnum() or c in "_.$-" else "_" for c in name)
-        got = np.load(os.path.join(out, stem + ".npy")).astype(np.float64)
-        want = heads[key].numpy().astype(np.float64)
-        err = normwise_error(got, want)
-        ok = got.shape == want.shape and err <= 1e-5
-        failures += not ok
-        print(f"ssdlite {key} ({name}): {summary.strip()}; normwise relative error {err:.2e} "
-              f"{'ok' if ok else 'MISMATCH'}")
+        failures += compared(f"ssdlite {key} ({name})", summary,
+                             os.path.join(out, stem + ".npy"),
+                             heads[key].numpy().astype(np.float64))
     return failures
 
 
@@ -450,6 +520,7 @@ def main():
               f"{'ok' if ok else 'MISMATCH'}")
     failures += external_data(tilesat, work)
     failures += language_model(tilesat, work)
+    failures += decode_step(tilesat, work)
     failures += detector(tilesat, work)
     print(f"{failures} failure(s)")
     return 1 if failures else 0

@@ -76,11 +76,43 @@ TEST(Import, SymbolicDims) {
   m.node("Relu", {"x"}, {"y"});
   m.output("y");
   EXPECT_EQ(import_error(m),
-            "error: test.onnx: graph input 'x': dim 0 is symbolic ('batch'); give it a value");
+            "error: test.onnx: graph input 'x': dim 0 is symbolic ('batch'); give its size "
+            "(tilesat --dim batch=SIZE, or ImportOptions::dim_values)");
   ImportOptions o;
   o.dim_values["batch"] = 4;
   ImportedModel im = import_bytes(m.bytes(), "test.onnx", o);
   EXPECT_EQ(im.graph.node(im.graph.arguments()[0]).type.shape, (Shape{4, 3}));
+  o.dim_values["btach"] = 4;
+  try {
+    import_bytes(m.bytes(), "test.onnx", o);
+    FAIL() << "expected an Error";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "error: test.onnx: a size is given for dim 'btach', which no graph "
+                           "input names");
+  }
+}
+
+// A value given for one input sizes its named dims for every input naming them (an attention
+// mask takes the batch and sequence of the token ids given).
+TEST(Import, SymbolicDimsTakeTheSizeOfAGivenValue) {
+  OnnxModel m;
+  m.symbolic_input("x", "batch", 3);
+  m.symbolic_input("y", "batch", 3);
+  m.node("Add", {"x", "y"}, {"z"});
+  m.output("z");
+  ImportOptions o;
+  o.static_inputs.emplace("x", Tensor(TensorType{DType::F32, Shape{5, 3}, {}}));
+  ImportedModel im = import_bytes(m.bytes(), "test.onnx", o);
+  ASSERT_EQ(im.graph.arguments().size(), 2u);
+  EXPECT_EQ(im.graph.node(im.graph.arguments()[1]).type.shape, (Shape{5, 3}));
+  o.dim_values["batch"] = 4;
+  try {
+    import_bytes(m.bytes(), "test.onnx", o);
+    FAIL() << "expected an Error";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "error: test.onnx: graph input 'x': dim 0 ('batch') is 5 in the value "
+                           "given for it, but 4 in dim_values (tilesat --dim)");
+  }
 }
 
 TEST(Import, UnsupportedOpsAreListedWithCounts) {

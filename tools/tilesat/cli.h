@@ -33,6 +33,7 @@ struct Options {
   std::string input;                   // INPUT: a text file, "-" for stdin
   std::string output = "-";            // print: where the text goes
   std::vector<std::string> outputs;    // every verb reading INPUT: ONNX values to import as results
+  std::vector<std::string> dims;       // every verb reading INPUT: NAME=SIZE of ONNX symbolic dims
   std::string function;                // eval, dot: function name; empty = the only one or @main
   std::vector<std::string> inputs;     // eval: NAME=FILE.npy
   std::optional<uint64_t> random_seed; // eval: draw missing arguments from this seed

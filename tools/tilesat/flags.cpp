@@ -18,6 +18,10 @@ void input_file(CLI::App& a, Options& o) {
                "part of a model whose tail has value-dependent shapes (NonZero, "
                "NonMaxSuppression)")
       ->delimiter(',');
+  a.add_option("--dim", o.dims,
+               "NAME=SIZE[,NAME=SIZE...]: for an ONNX model, the size of each symbolic dim named "
+               "NAME (an export's dynamic axes: batch, sequence or cache length); repeatable")
+      ->delimiter(',');
 }
 void function_name(CLI::App& a, Options& o) {
   a.add_option("--function", o.function,

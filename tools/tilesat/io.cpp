@@ -8,6 +8,7 @@
 #include "tilesat/onnx/import.h"
 
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <fmt/format.h>
 #include <fnmatch.h>
@@ -22,11 +23,28 @@ SourceFile load_input(const Options& o, std::map<std::string, Tensor, std::less<
   if (!path.ends_with(".onnx")) {
     if (!o.outputs.empty())
       throw Error(fmt::format("--outputs: expected an ONNX model (.onnx), got '{}'", path));
+    if (!o.dims.empty())
+      throw Error(fmt::format("--dim: expected an ONNX model (.onnx), got '{}'", path));
     return parse_file(path);
   }
   onnx::ImportOptions options;
   options.static_inputs = static_inputs;
   options.outputs = o.outputs;
+  for (const std::string& spec : o.dims) {
+    size_t eq = spec.find('=');
+    std::string name = spec.substr(0, eq);
+    int64_t size = -1;
+    if (eq != std::string::npos && eq > 0) {
+      std::string_view digits = std::string_view(spec).substr(eq + 1);
+      auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), size);
+      if (ec != std::errc() || end != digits.data() + digits.size()) size = -1;
+    }
+    if (size < 0 || size > (int64_t{1} << 40))
+      throw Error(
+          fmt::format("--dim '{}': expected NAME=SIZE with SIZE an integer in [0, 2^40]", spec));
+    if (!options.dim_values.emplace(name, size).second)
+      throw Error(fmt::format("--dim '{}': dim '{}' is given twice", spec, name));
+  }
   onnx::ImportedModel m = onnx::import_file(path, options);
   if (weights != nullptr) *weights = std::move(m.weights);
   SourceFile file;

@@ -37,8 +37,10 @@ namespace tilesat::onnx {
 ///   ImportOptions o;
 ///   o.dim_values["batch"] = 1;   // every dim named "batch" becomes 1
 struct ImportOptions {
-  /// Extents for named (symbolic) dims of graph inputs; a symbolic dim without an entry here
-  /// is an error naming the input and the dim.
+  /// Extents for named (symbolic) dims of graph inputs (`tilesat --dim NAME=SIZE`). A named
+  /// dim of an input given a value (static_inputs) takes that value's extent, for every input
+  /// naming it. A symbolic dim with neither is an error naming the input and the dim, and so is
+  /// an entry here that no graph input names.
   std::map<std::string, int64_t, std::less<>> dim_values;
   /// Values of graph inputs (by the model's name or the argument's) to specialize the model
   /// to. An integer or bool input becomes data known at import time, folded where an op needs

@@ -2,25 +2,29 @@
 """Peak memory against a model's weight bytes: a generated ONNX MLP whose f32 weights total
 --mb megabytes, through `tilesat print` (import), `opt -o` (plan, lower, write the program and
 its weights file), `run` (load and run the program) and `check` (reference interpreter and
-CPU model), one process each, peak RSS from /usr/bin/time.
+CPU model), one process each, peak RSS from the process's own rusage.
 
 Each verb's figure is (peak RSS - the same verb's peak on the same MLP at 1/256 the width)
 divided by the weight bytes: how many copies of the weights the verb holds at its peak, with
 the process's fixed cost (binary, libraries, rule sets) measured in the same run and taken
-out. --check fails when a verb holds more than its target.
+out. --check fails when a verb holds more than its target (the `weights_memory_targets` test
+runs it at 128 MB).
 
   bench/models/weights_memory.py --tilesat build/tools/tilesat --mb 512 --check
 """
 import argparse
 import os
-import re
 import subprocess
 import sys
 import tempfile
 
-import numpy as np
-import onnx
-from onnx import helper, numpy_helper, TensorProto
+try:
+    import numpy as np
+    import onnx
+    from onnx import helper, numpy_helper, TensorProto
+except ImportError:
+    print("weights_memory.py: needs python3-numpy and python3-onnx")
+    sys.exit(77)
 
 # Copies of the weights each verb may hold at its peak: import keeps the f32 values once (the
 # parsed file's bytes go as each initializer is decoded); opt adds the weights file's bytes;
@@ -50,11 +54,23 @@ def write_mlp(path, width, layers, batch=32):
     return sum(t.dims[0] * (t.dims[1] if len(t.dims) > 1 else 1) * 4 for t in inits)
 
 
+# Runs argv[1:] and prints its peak RSS in KiB. It runs in a small Python of its own: a child's
+# ru_maxrss counts what it shared with its parent when forked, and this script holds the
+# generated weights.
+MEASURE = """import resource, subprocess, sys
+r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+if r.returncode != 0:
+    sys.exit(r.stderr)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+"""
+
+
 def peak_kb(cmd):
-    r = subprocess.run(["/usr/bin/time", "-f", "PEAK %M"] + cmd, capture_output=True, text=True)
+    """Peak resident memory of `cmd` in KiB."""
+    r = subprocess.run([sys.executable, "-c", MEASURE] + cmd, capture_output=True, text=True)
     if r.returncode != 0:
-        sys.exit(f"{' '.join(cmd)} failed:\n{r.stdout}\n{r.stderr}")
-    return int(re.search(r"PEAK (\d+)", r.stderr).group(1))
+        sys.exit(f"{' '.join(cmd)} failed:\n{r.stderr}")
+    return int(r.stdout)
 
 
 def verbs(tilesat, model, prog):

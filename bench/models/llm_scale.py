@@ -7,7 +7,7 @@ weights as external data, then
   tilesat opt llm.onnx --device wormhole_b0 -o llm.tsprog
   tilesat run llm.tsprog --input ids=IDS.npy --output-dir OUT
 
-each timed with its peak resident memory (/usr/bin/time), and the logits compared with
+each timed with its peak resident memory (weights_memory.measured), and the logits compared with
 torch's (normwise relative error, and how many next tokens agree). Needs Debian's
 python3-torch and about 14 GB of memory (torch's export takes 9 GB); --layers and --seq make
 it smaller.
@@ -16,7 +16,6 @@ it smaller.
 """
 import argparse
 import os
-import re
 import subprocess
 import sys
 
@@ -24,18 +23,15 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
                                 "tests", "models"))
 from cli_run import normwise_error  # noqa: E402
 from deploy_test import LlamaLm  # noqa: E402
+from weights_memory import measured  # noqa: E402
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
 
 def timed(cmd):
-    r = subprocess.run(["/usr/bin/time", "-f", "TIME %e s %M KB"] + cmd, capture_output=True,
-                       text=True)
-    if r.returncode != 0:
-        sys.exit(f"{' '.join(cmd)} failed:\n{r.stdout}\n{r.stderr}")
-    seconds, kb = re.search(r"TIME ([\d.]+) s (\d+) KB", r.stderr).groups()
-    return r.stdout.strip(), float(seconds), int(kb) / 2**20
+    out, kb, seconds = measured(cmd)
+    return out.strip(), seconds, kb / 2**20
 
 
 def main():

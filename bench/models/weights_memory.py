@@ -54,23 +54,33 @@ def write_mlp(path, width, layers, batch=32):
     return sum(t.dims[0] * (t.dims[1] if len(t.dims) > 1 else 1) * 4 for t in inits)
 
 
-# Runs argv[1:] and prints its peak RSS in KiB. It runs in a small Python of its own: a child's
-# ru_maxrss counts what it shared with its parent when forked, and this script holds the
-# generated weights.
-MEASURE = """import resource, subprocess, sys
-r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+# Runs argv[1:], passing its output through, then prints "PEAK <KiB> <seconds>". It runs in a
+# small Python of its own: a child's ru_maxrss counts what it shared with its parent when
+# forked, and the benchmarks hold generated weights.
+MEASURE = """import resource, subprocess, sys, time
+start = time.monotonic()
+r = subprocess.run(sys.argv[1:], stderr=subprocess.PIPE, text=True)
 if r.returncode != 0:
     sys.exit(r.stderr)
-print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+print(f"PEAK {peak} {time.monotonic() - start:.1f}")
 """
 
 
-def peak_kb(cmd):
-    """Peak resident memory of `cmd` in KiB."""
+def measured(cmd):
+    """Runs `cmd`; returns its standard output, its peak resident memory in KiB and its
+    seconds. Exits naming the command when it fails."""
     r = subprocess.run([sys.executable, "-c", MEASURE] + cmd, capture_output=True, text=True)
     if r.returncode != 0:
         sys.exit(f"{' '.join(cmd)} failed:\n{r.stderr}")
-    return int(r.stdout)
+    out, last = r.stdout.rstrip("\n").rsplit("\n", 1) if "\n" in r.stdout.rstrip("\n") \
+        else ("", r.stdout.strip())
+    _, kb, seconds = last.split()
+    return out, int(kb), float(seconds)
+
+
+def peak_kb(cmd):
+    return measured(cmd)[1]
 
 
 def verbs(tilesat, model, prog):
@@ -85,7 +95,9 @@ def verbs(tilesat, model, prog):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--tilesat", default="build/tools/tilesat")
-    ap.add_argument("--mb", type=int, default=512, help="megabytes of f32 weights")
+    ap.add_argument("--mb", type=int, default=512,
+                    help="megabytes of f32 weights; above the 64 MiB a program holds inline "
+                    "(--inline-weights-limit), whose FlatBuffers builder holds more copies")
     ap.add_argument("--layers", type=int, default=8)
     ap.add_argument("--check", action="store_true", help="fail when a verb is over its target")
     a = ap.parse_args()

@@ -34,6 +34,16 @@ MeshRunner::MeshRunner(const Program& program, unsigned threads)
 MeshRunner::~MeshRunner() = default;
 
 MeshRunResult MeshRunner::run(std::span<const Tensor> inputs) {
+  return run_chips(inputs, nullptr);
+}
+
+MeshRunResult MeshRunner::run_consuming(std::vector<Tensor> inputs) {
+  std::vector<Tensor> owned = std::move(inputs);
+  // Every chip reads every input: they are freed early only when there is one chip.
+  return run_chips(owned, state_->chips == 1 ? &owned : nullptr);
+}
+
+MeshRunResult MeshRunner::run_chips(std::span<const Tensor> inputs, std::vector<Tensor>* owned) {
   auto n = static_cast<size_t>(state_->chips);
   std::vector<RunResult> results(n);
   std::vector<std::exception_ptr> errors(n);
@@ -45,7 +55,8 @@ MeshRunResult MeshRunner::run(std::span<const Tensor> inputs) {
     for (size_t c = 0; c < n; ++c) {
       threads.emplace_back([&, c] {
         try {
-          results[c] = state_->runners[c]->run(inputs);
+          results[c] = owned != nullptr ? state_->runners[c]->run_consuming(std::move(*owned))
+                                        : state_->runners[c]->run(inputs);
         } catch (...) {
           errors[c] = std::current_exception();
           std::lock_guard<std::mutex> lock(m);

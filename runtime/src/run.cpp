@@ -187,7 +187,14 @@ uint64_t l1_in_use(const fb::Program& p, uint32_t pos) {
 
 } // namespace
 
-RunResult Runner::run(std::span<const Tensor> inputs) {
+RunResult Runner::run(std::span<const Tensor> inputs) { return run_inputs(inputs, nullptr); }
+
+RunResult Runner::run_consuming(std::vector<Tensor> inputs) {
+  std::vector<Tensor> owned = std::move(inputs);
+  return run_inputs(owned, &owned);
+}
+
+RunResult Runner::run_inputs(std::span<const Tensor> inputs, std::vector<Tensor>* owned) {
   using Clock = std::chrono::steady_clock;
   const fb::Program& p = program_.fb();
   const std::string& file = program_.name();
@@ -206,6 +213,10 @@ RunResult Runner::run(std::span<const Tensor> inputs) {
   prof.threads = state_->pool.threads();
   prof.l1_bytes_per_core = p.device()->l1_bytes_per_core();
   auto start = Clock::now();
+  // The one-time ops run on the first call, and again when an input they read has changed
+  // (compared by a digest of their bits, so a NaN weight does not force const-eval every call).
+  std::vector<detail::InputDigest> now;
+  for (uint32_t i : state_->one_time_inputs) now.push_back(detail::digest_of(inputs[i].data()));
   for (uint32_t i = 0; i < detail::count(p.inputs()); ++i) {
     const fb::NamedTensor& nt = *p.inputs()->Get(i);
     TensorRef t = detail::tensor_ref(p, nt.tensor());
@@ -215,12 +226,9 @@ RunResult Runner::run(std::span<const Tensor> inputs) {
                               fmt::join(t.shape, ", "), fmt::join(inputs[i].shape().dims(), ", ")));
     }
     detail::write_logical(mem, t, inputs[i].data());
+    if (owned != nullptr) (*owned)[i] = Tensor();
   }
-  // The one-time ops run on the first call, and again when an input they read has changed
-  // (compared by a digest of their bits, so a NaN weight does not force const-eval every call).
   std::optional<std::vector<detail::InputDigest>>& seen = state_->one_time_seen;
-  std::vector<detail::InputDigest> now;
-  for (uint32_t i : state_->one_time_inputs) now.push_back(detail::digest_of(inputs[i].data()));
   prof.const_eval_ran = state_->one_time_ops > 0 && seen != now;
   if (prof.const_eval_ran) seen = std::move(now);
   for (uint32_t pos = prof.const_eval_ran ? 0 : state_->one_time_ops;

@@ -10,6 +10,7 @@
 #include "tilesat/lowering/lower.h"
 #include "tilesat/rewrites/rule_sets.h"
 #include "tilesat/runtime/compare.h"
+#include "tilesat/runtime/mesh_run.h"
 #include "tilesat/runtime/run.h"
 
 #include <algorithm>
@@ -107,6 +108,27 @@ TEST(ConstEval, RunsOnceAndAgainWhenAWeightChanges) {
   EXPECT_TRUE(third.profile.const_eval_ran);
   EXPECT_TRUE(compare(third.outputs[0], evaluate(l.g, next)[0], DType::F32).ok);
   EXPECT_THAT(profile_json(third.profile), HasSubstr("\"const_eval_ran\": true"));
+}
+
+// run_consuming frees the inputs as it writes them to DRAM; its results and the const-eval
+// reuse across calls are those of run().
+TEST(ConstEval, RunConsumingMatchesRun) {
+  Loaded l = load(linear_layer());
+  std::vector<Tensor> args = random_arguments(l.g, 3);
+  Runner by_span(l.program), consuming(l.program);
+  RunResult want = by_span.run(args);
+  RunResult first = consuming.run_consuming(args);
+  EXPECT_TRUE(first.profile.const_eval_ran);
+  EXPECT_EQ(first.outputs[0].data(), want.outputs[0].data());
+  std::vector<Tensor> next = args;
+  next[0] = random_arguments(l.g, 4)[0];
+  RunResult second = consuming.run_consuming(next);
+  EXPECT_FALSE(second.profile.const_eval_ran);
+  EXPECT_EQ(second.outputs[0].data(), by_span.run(next).outputs[0].data());
+  next[1] = random_arguments(l.g, 5)[1];
+  EXPECT_TRUE(consuming.run_consuming(next).profile.const_eval_ran);
+  MeshRunner mesh(l.program);
+  EXPECT_EQ(mesh.run_consuming(args).outputs[0].data(), want.outputs[0].data());
 }
 
 TEST(ConstEval, ConstantOnlyGraphsRunOnce) {

@@ -111,20 +111,24 @@ int run_run(const Options& o) {
     inputs[i] = std::move(drawn[i]);
     drawn_index.push_back(i);
   }
-  runtime::MeshRunner runner(program, o.threads.value_or(0));
-  runtime::MeshRunResult result = runner.run(inputs);
-  int64_t chips = int64_t{p.mesh_rows()} * p.mesh_cols();
-  std::vector<std::string> stems = output_stems(p);
+  // The output directory, and the drawn inputs in it, are written first: the runner takes the
+  // inputs (freeing each once on the device).
+  std::filesystem::path dir(o.output_dir);
   if (!o.output_dir.empty()) {
     std::error_code ec;
     std::filesystem::create_directories(o.output_dir, ec);
     if (ec) throw Error(fmt::format("cannot create '{}': {}", o.output_dir, ec.message()));
-    std::filesystem::path dir(o.output_dir);
-    for (size_t i = 0; i < result.outputs.size(); ++i)
-      write_npy((dir / (stems[i] + ".npy")).string(), result.outputs[i]);
     for (size_t i : drawn_index)
       write_npy((dir / (file_stem(shell.node(shell.arguments()[i]).name) + ".npy")).string(),
                 inputs[i]);
+  }
+  runtime::MeshRunner runner(program, o.threads.value_or(0));
+  runtime::MeshRunResult result = runner.run_consuming(std::move(inputs));
+  int64_t chips = int64_t{p.mesh_rows()} * p.mesh_cols();
+  std::vector<std::string> stems = output_stems(p);
+  if (!o.output_dir.empty()) {
+    for (size_t i = 0; i < result.outputs.size(); ++i)
+      write_npy((dir / (stems[i] + ".npy")).string(), result.outputs[i]);
   }
   const runtime::Profile& prof = result.chips[0];
   // One chip's profile as before; a mesh's with one profile per chip.

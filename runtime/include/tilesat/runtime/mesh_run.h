@@ -43,8 +43,12 @@ public:
   /// Throws tilesat::Error with the first chip's error, or naming an output that differs
   /// between chips (a result must come out of a shard_to_full or be equal on every chip).
   MeshRunResult run(std::span<const Tensor> inputs);
+  /// As run(), taking the inputs: on one chip each is freed once written to the device's
+  /// DRAM, so a large model's weights are not held twice while it runs.
+  MeshRunResult run_consuming(std::vector<Tensor> inputs);
 
 private:
+  MeshRunResult run_chips(std::span<const Tensor> inputs, std::vector<Tensor>* owned);
   struct State;
   const Program& program_;
   std::unique_ptr<State> state_;

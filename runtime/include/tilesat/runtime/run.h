@@ -77,12 +77,16 @@ public:
   /// Runs the program; `inputs` in the order of the program's inputs, each of its input's
   /// shape. Throws tilesat::Error naming the input on a mismatch.
   RunResult run(std::span<const Tensor> inputs);
+  /// As run(), taking the inputs: each is freed once written to the device's DRAM, so a large
+  /// model's weights are not held twice while it runs.
+  RunResult run_consuming(std::vector<Tensor> inputs);
 
   /// Makes this runner chip `chip` of a mesh run, exchanging tensors with the other chips'
   /// runners through `comm` (MeshRunner does this; a program for one chip needs no call).
   void attach(int64_t chip, detail::Communicator& comm);
 
 private:
+  RunResult run_inputs(std::span<const Tensor> inputs, std::vector<Tensor>* owned);
   struct State;
   const Program& program_;
   std::unique_ptr<State> state_;

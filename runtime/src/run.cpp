@@ -187,7 +187,9 @@ uint64_t l1_in_use(const fb::Program& p, uint32_t pos) {
 
 } // namespace
 
-RunResult Runner::run(std::span<const Tensor> inputs) { return run_inputs(inputs, nullptr); }
+RunResult Runner::run(std::span<const Tensor> inputs) {
+  return run_inputs(inputs, nullptr);
+}
 
 RunResult Runner::run_consuming(std::vector<Tensor> inputs) {
   std::vector<Tensor> owned = std::move(inputs);

@@ -6,6 +6,9 @@
 #include "tilesat/graph/diagnostic.h"
 
 #include <algorithm>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <boost/crc.hpp>
 #include <chrono>
 #include <cstring>
@@ -230,6 +233,11 @@ RunResult Runner::run_inputs(std::span<const Tensor> inputs, std::vector<Tensor>
     detail::write_logical(mem, t, inputs[i].data());
     if (owned != nullptr) (*owned)[i] = Tensor();
   }
+#ifdef __GLIBC__
+  // Inputs below glibc's mmap threshold (up to 32 MiB) were freed into the heap, which keeps
+  // them: hand that memory back, as the larger ones already were.
+  if (owned != nullptr) malloc_trim(0);
+#endif
   std::optional<std::vector<detail::InputDigest>>& seen = state_->one_time_seen;
   prof.const_eval_ran = state_->one_time_ops > 0 && seen != now;
   if (prof.const_eval_ran) seen = std::move(now);

@@ -74,14 +74,9 @@ def measured(cmd):
     r = subprocess.run([sys.executable, "-c", MEASURE] + cmd, capture_output=True, text=True)
     if r.returncode != 0:
         sys.exit(f"{' '.join(cmd)} failed:\n{r.stderr}")
-    out, last = r.stdout.rstrip("\n").rsplit("\n", 1) if "\n" in r.stdout.rstrip("\n") \
-        else ("", r.stdout.strip())
-    _, kb, seconds = last.split()
-    return out, int(kb), float(seconds)
-
-
-def peak_kb(cmd):
-    return measured(cmd)[1]
+    lines = r.stdout.splitlines()
+    _, kb, seconds = lines[-1].split()
+    return "\n".join(lines[:-1]), int(kb), float(seconds)
 
 
 def verbs(tilesat, model, prog):
@@ -114,8 +109,8 @@ def main():
         print(f"{'verb':6} {'peak MiB':>9} {'base MiB':>9} {'copies':>7} {'target':>7}")
         over = []
         for verb in big_v:
-            peak = peak_kb(big_v[verb])
-            base = peak_kb(small_v[verb])
+            peak = measured(big_v[verb])[1]
+            base = measured(small_v[verb])[1]
             copies = (peak - base) * 1024 / weight_bytes
             ok = copies <= TARGETS[verb]
             if not ok:

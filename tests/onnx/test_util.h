@@ -29,14 +29,14 @@ inline Tensor run(const ImportedModel& m, const std::map<std::string, Tensor>& i
   return evaluate(m.graph, args).at(result);
 }
 
-inline ImportedModel import(const OnnxModel& m) {
-  return import_bytes(m.bytes(), "test.onnx");
+inline ImportedModel import(const OnnxModel& m, const ImportOptions& options = {}) {
+  return import_bytes(m.bytes(), "test.onnx", options);
 }
 
-/// The message of the error importing `m`, or "no error".
-inline std::string import_error(const OnnxModel& m) {
+/// The message of the error importing `m` with `options`, or "no error".
+inline std::string import_error(const OnnxModel& m, const ImportOptions& options = {}) {
   try {
-    import(m);
+    import(m, options);
   } catch (const Error& e) {
     return e.what();
   }

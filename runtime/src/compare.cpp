@@ -33,6 +33,7 @@ Comparison compare(const Tensor& got, const Tensor& reference, DType dtype, size
     double r = reference[i], g = got[i];
     if (std::isfinite(r)) scale = std::max(scale, std::abs(r));
     if (std::isnan(g) != std::isnan(r)) nan = true;
+    if (std::isnan(g) && std::isnan(r)) ++c.nan_in_both;
     if (!std::isnan(g) && !std::isnan(r)) c.max_abs = std::max(c.max_abs, std::abs(g - r));
   }
   c.max_rel = c.max_abs / scale;

@@ -17,6 +17,18 @@ std::string in_main(const std::string& body) {
   return "func.func @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {\n" + body + "\n}\n";
 }
 
+TEST(TextParser, OtherElementTypesReadAsTheNearest) {
+  const SourceFile f = parse_text(
+      "func.func @main(%a: tensor<2xf16>, %b: tensor<2xf64>, %c: tensor<2xi1>, %d: tensor<2xsi64>, "
+      "%e: tensor<2xui32>, %f: tensor<2xi8>) -> tensor<2xf16> {\n  return %a : tensor<2xf16>\n}\n",
+      "t.mlir");
+  const Graph& g = only(f);
+  std::vector<DType> got;
+  for (NodeId id : g.arguments()) got.push_back(g.node(id).type.dtype);
+  EXPECT_EQ(got, (std::vector<DType>{DType::F32, DType::F32, DType::I32, DType::I32, DType::I32,
+                                     DType::I32}));
+}
+
 TEST(TextParser, HeaderExamples) {
   // parser.h
   SourceFile f = parse_text(R"(module { func.func @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {
@@ -209,9 +221,9 @@ TEST(TextParser, ErrorMessages) {
             "t.mlir:2:8: error: unknown op 'ttir.frob'");
   EXPECT_EQ(parse_error(in_main(R"(  %0 = "foo.bar"(%arg0) : (tensor<4xf32>) -> tensor<4xf32>)")),
             "t.mlir:2:8: error: unknown op 'foo.bar'");
-  EXPECT_EQ(parse_error("func.func @main(%arg0: tensor<4xf16>) -> tensor<4xf16> {}"),
-            "t.mlir:1:33: error: unknown element type 'f16' (expected f32, bf16, bfp_bf8, i32 or "
-            "si32)");
+  EXPECT_EQ(parse_error("func.func @main(%arg0: tensor<4xf8>) -> tensor<4xf8> {}"),
+            "t.mlir:1:33: error: unknown element type 'f8' (expected f32, bf16, f16, f64, bfp_bf8, "
+            "or an integer type from i1 to i64)");
   EXPECT_EQ(
       parse_error(in_main(
           R"(  %0 = "ttir.relu"(%arg0, %arg0) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>

@@ -14,6 +14,7 @@
 #include "tilesat/runtime/compare.h"
 #include "tilesat/runtime/mesh_run.h"
 
+#include <cstring>
 #include <fmt/format.h>
 #include <map>
 
@@ -28,6 +29,12 @@ DType coarsest_dtype(const Graph& g) {
     if (rank(g.node(id).type.dtype) > rank(worst)) worst = g.node(id).type.dtype;
   }
   return worst;
+}
+
+/// Whether two results hold the same bits (a NaN the same NaN: float == would call it unequal).
+bool same_bits(const Tensor& a, const Tensor& b) {
+  return a.data().size() == b.data().size() &&
+         std::memcmp(a.data().data(), b.data().data(), a.data().size() * sizeof(float)) == 0;
 }
 
 } // namespace
@@ -85,7 +92,7 @@ int run_check(const Options& o) {
   if (got.chips[0].const_eval_ran) {
     runtime::MeshRunResult again = runner.run(inputs);
     for (size_t i = 0; i < again.outputs.size() && i < got.outputs.size(); ++i)
-      if (again.outputs[i].data() != got.outputs[i].data())
+      if (!same_bits(again.outputs[i], got.outputs[i]))
         throw InternalError(fmt::format("output {} differs in the second inference, which reuses "
                                         "the const-eval results",
                                         i));
@@ -125,10 +132,15 @@ int run_check(const Options& o) {
       fmt::print("  {} {}: FAIL shape {} (reference {})\n", name, reference[i].shape().str(),
                  got.outputs[i].shape().str(), reference[i].shape().str());
     } else {
-      fmt::print("  {} {}: max_abs_err={:.3g} max_rel_err={:.3g} tolerance={:.3g} ({}) {}\n", name,
-                 reference[i].shape().str(), c.max_abs, c.max_rel,
+      fmt::print("  {} {}: max_abs_err={:.3g} max_rel_err={:.3g} tolerance={:.3g} ({}) {}{}\n",
+                 name, reference[i].shape().str(), c.max_abs, c.max_rel,
                  runtime::tolerance(dtype, depth[source.results()[i].value]), dtype_name(dtype),
-                 c.ok ? "ok" : "FAIL");
+                 c.ok ? "ok" : "FAIL",
+                 c.nan_in_both == 0
+                     ? ""
+                     : fmt::format(" ({} of {} values NaN in both: random inputs outside an "
+                                   "op's domain?)",
+                                   c.nan_in_both, reference[i].numel()));
     }
     ok = ok && c.ok;
   }

@@ -25,6 +25,19 @@ bool is_scalar_type_name(std::string_view s) {
   return false;
 }
 
+/// An element type as tilesat holds it: its own types, and the others frontends write read as
+/// the nearest (as the ONNX importer reads them): f16 and f64 as f32 (which holds every f16
+/// exactly), booleans and integers of other widths as i32.
+std::optional<DType> element_dtype(std::string_view s) {
+  if (std::optional<DType> d = parse_dtype(s)) return d;
+  if (s == "f16" || s == "f64") return DType::F32;
+  for (std::string_view i :
+       {"i1", "i8", "i16", "i64", "si8", "si16", "si64", "ui8", "ui16", "ui32", "ui64"}) {
+    if (s == i) return DType::I32;
+  }
+  return std::nullopt;
+}
+
 int64_t int_value(const Cursor& c, const Token& t) {
   std::string_view s = t.text;
   bool neg = false;
@@ -184,9 +197,10 @@ TensorType parse_type(Cursor& c) {
   }
   Token elem = c.tok();
   if (elem.kind != Tok::BareId) c.expected("an element type");
-  std::optional<DType> dt = parse_dtype(elem.text);
+  std::optional<DType> dt = element_dtype(elem.text);
   if (!dt) {
-    c.fail(fmt::format("unknown element type {} (expected f32, bf16, bfp_bf8, i32 or si32)",
+    c.fail(fmt::format("unknown element type {} (expected f32, bf16, f16, f64, bfp_bf8, or an "
+                       "integer type from i1 to i64)",
                        describe(elem)));
   }
   c.take();

@@ -47,6 +47,9 @@ void set_matmul_transposes(const OpRecord& rec, const DotDims& d, Attrs& attrs);
 
 /// `ttir.*` ops (generic and custom form, legacy destination-passing included).
 void import_ttir_op(FunctionScope& s, OpRecord& rec);
+/// A tt-mlir op outside the op table (`op` without its prefix) expanded into table ops
+/// (ttir_composite.cpp, listed by `ttir_composite_ops()`); false when `op` is no such op.
+bool import_ttir_composite(FunctionScope& s, OpRecord& rec, std::string_view op);
 /// `ttnn.*` ops: TTIR ops by another prefix, plus matmul activations, linear and layout
 /// changes; placement attributes are dropped.
 void import_ttnn_op(FunctionScope& s, OpRecord& rec);

@@ -2,9 +2,10 @@
 //
 // tt-mlir spells some ops and attributes differently from tilesat's canonical op table; the
 // differences are resolved here, once: `ttir.zeros`/`ttir.ones` are `full`, `ttir.div` is
-// `divide`, `broadcast_dimensions` repeat factors become broadcast{shape}, and attributes
-// implied by the result type (a constant's or full's shape and dtype, a typecast's dtype) are
-// filled in from it.
+// `divide`, `ttir.slice_static` is `slice`, ops outside the op table that are a few of its ops
+// are expanded (ttir_composite.cpp), `broadcast_dimensions` repeat factors become broadcast{shape},
+// and attributes implied by the result type (a constant's or full's shape and dtype, a typecast's
+// dtype) are filled in from it.
 #include "text/import.h"
 
 #include <fmt/format.h>
@@ -16,8 +17,10 @@ struct Alias {
   std::string_view ttir;
   OpKind kind;
 };
-constexpr Alias kAliases[] = {
-    {"zeros", OpKind::Full}, {"ones", OpKind::Full}, {"div", OpKind::Divide}};
+constexpr Alias kAliases[] = {{"zeros", OpKind::Full},
+                              {"ones", OpKind::Full},
+                              {"div", OpKind::Divide},
+                              {"slice_static", OpKind::Slice}};
 
 OpKind resolve_kind(const OpRecord& rec, std::string_view op) {
   for (const Alias& a : kAliases) {
@@ -116,6 +119,7 @@ void import_ttir_op(FunctionScope& s, OpRecord& rec) {
     import_ttir_dot_general(s, rec);
     return;
   }
+  if (!op_by_name(op) && import_ttir_composite(s, rec, op)) return;
   OpKind kind = resolve_kind(rec, op);
   if (!rec.positional.empty()) {
     throw Error(rec.positional[0].loc, fmt::format("unexpected value {} in '{}'",

@@ -29,9 +29,9 @@ func.func @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {
 }
 
 //--- unknown_dtype.mlir
-// DTYPE: unknown_dtype.mlir:[[@LINE+1]]:33: error: unknown element type 'f64' (expected f32, bf16, bfp_bf8, i32 or si32)
-func.func @main(%arg0: tensor<4xf64>) -> tensor<4xf64> {
-  return %arg0 : tensor<4xf64>
+// DTYPE: unknown_dtype.mlir:[[@LINE+1]]:33: error: unknown element type 'f8' (expected f32, bf16, f16, f64, bfp_bf8, or an integer type from i1 to i64)
+func.func @main(%arg0: tensor<4xf8>) -> tensor<4xf8> {
+  return %arg0 : tensor<4xf8>
 }
 
 //--- operand_count.mlir

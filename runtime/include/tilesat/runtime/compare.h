@@ -22,9 +22,10 @@ double tolerance(DType dtype, size_t depth = 1);
 
 /// How far a result is from its reference.
 struct Comparison {
-  double max_abs = 0;     // max |got - ref|
-  double max_rel = 0;     // max |got - ref| / max(1, max |ref|)
-  double allowed_abs = 0; // tolerance * max(1, max |ref|)
+  double max_abs = 0;      // max |got - ref|
+  double max_rel = 0;      // max |got - ref| / max(1, max |ref|)
+  double allowed_abs = 0;  // tolerance * max(1, max |ref|)
+  int64_t nan_in_both = 0; // elements NaN in result and reference (no error measured there)
   bool shape_ok = true;
   bool ok = true; // shapes agree, no NaN where the reference has none, max_abs <= allowed_abs
 };

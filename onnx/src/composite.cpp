@@ -292,6 +292,14 @@ Value atan_graph(Builder& b, Value x) {
   return b.where(b.less(x, k(0)), b.neg(r), r);
 }
 
+Value gelu_tanh(Builder& b, Value x) {
+  DType d = b.type(x).dtype;
+  auto k = [&](double v) { return b.scalar(v, d); };
+  Value inner = b.multiply(b.add(x, b.multiply(k(0.044715), b.multiply(x, b.multiply(x, x)))),
+                           k(std::sqrt(2.0 / std::numbers::pi)));
+  return b.multiply(b.multiply(x, k(0.5)), b.add(k(1), b.tanh(inner)));
+}
+
 void convert_math(NodeContext& c) {
   const std::string& type = c.node().op_type();
   Builder& b = c.builder();
@@ -333,9 +341,7 @@ void convert_math(NodeContext& c) {
     if (approximate == "none") {
       y = b.gelu(x);
     } else if (approximate == "tanh") {
-      Value inner = b.multiply(b.add(x, b.multiply(k(0.044715), b.multiply(x, b.multiply(x, x)))),
-                               k(std::sqrt(2.0 / std::numbers::pi)));
-      y = b.multiply(b.multiply(x, k(0.5)), b.add(k(1), b.tanh(inner)));
+      y = gelu_tanh(b, x);
     } else {
       c.fail(fmt::format("expected 'approximate' none or tanh, got '{}'", approximate));
     }

@@ -176,7 +176,8 @@ constexpr std::pair<std::string_view, Converter> kConverters[] = {
     {"RNN", convert_rnn},
 };
 
-// The com.microsoft ops ONNX Runtime's QOperator quantizer writes next to the standard ones.
+// The com.microsoft ops ONNX Runtime's QOperator quantizer and transformer optimizer write next
+// to the standard ones.
 constexpr std::pair<std::string_view, Converter> kMicrosoftConverters[] = {
     {"QLinearAdd", convert_qlinear_binary},
     {"QLinearMul", convert_qlinear_binary},
@@ -187,6 +188,20 @@ constexpr std::pair<std::string_view, Converter> kMicrosoftConverters[] = {
     {"QLinearConcat", convert_qlinear_concat},
     {"QLinearSoftmax", convert_qlinear_softmax},
     {"QGemm", convert_qgemm},
+    // What ONNX Runtime's transformer optimizer fuses BERT-, GPT- and T5-style models into.
+    {"Gelu", convert_contrib_gelu},
+    {"BiasGelu", convert_contrib_gelu},
+    {"FastGelu", convert_contrib_gelu},
+    {"QuickGelu", convert_contrib_gelu},
+    {"FusedMatMul", convert_fused_matmul},
+    {"BiasAdd", convert_bias_add},
+    {"LayerNormalization", convert_layer_norm},
+    {"SkipLayerNormalization", convert_skip_layer_norm},
+    {"SkipSimplifiedLayerNormalization", convert_skip_layer_norm},
+    {"SimplifiedLayerNormalization", convert_simplified_layer_norm},
+    {"EmbedLayerNormalization", convert_embed_layer_norm},
+    {"Attention", convert_contrib_attention},
+    {"MultiHeadAttention", convert_multi_head_attention},
 };
 
 } // namespace

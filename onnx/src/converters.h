@@ -72,6 +72,15 @@ std::optional<Activation> activation_named(std::string_view name, std::span<cons
                                            std::span<const float>& betas);
 /// `a` applied to x with the graph's ops.
 Value apply_activation(Builder& b, const Activation& a, Value x);
+// contrib.cpp: com.microsoft transformer ops (ONNX Runtime's transformer optimizer)
+void convert_contrib_gelu(NodeContext& c);
+void convert_fused_matmul(NodeContext& c);
+void convert_bias_add(NodeContext& c);
+void convert_skip_layer_norm(NodeContext& c);
+void convert_simplified_layer_norm(NodeContext& c);
+void convert_embed_layer_norm(NodeContext& c);
+void convert_contrib_attention(NodeContext& c);
+void convert_multi_head_attention(NodeContext& c);
 // control_flow.cpp
 void convert_if(NodeContext& c);
 void convert_loop(NodeContext& c);
@@ -267,6 +276,9 @@ Value iota(Builder& b, int64_t n, int64_t axis, int64_t rank, DType dtype);
 /// `v` in f32 (typecast unless it is f32): the dtype that holds every index along any dim and
 /// every 8- or 16-bit integer exactly (bf16's 8-bit mantissa stops at 256).
 Value in_f32(Builder& b, Value v);
+/// GELU's tanh approximation, 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))) (Gelu of opset
+/// 20 with approximate "tanh", com.microsoft FastGelu).
+Value gelu_tanh(Builder& b, Value x);
 /// The spatial dims (2 on) of an (N, C, spatial...) input of shape `s`; fails unless its rank
 /// is at least 3.
 std::vector<int64_t> spatial_dims(NodeContext& c, const Shape& s);

@@ -16,7 +16,8 @@ namespace tilesat::onnx {
 namespace {
 
 // The converter of a node: ai.onnx ops by their type; of other domains only the com.microsoft
-// ops of ONNX Runtime's QOperator form (find_microsoft_converter); nullptr when unsupported.
+// ops of ONNX Runtime's QOperator form and transformer optimizer (find_microsoft_converter);
+// nullptr when unsupported.
 Converter converter_of(const ::onnx::NodeProto& n) {
   if (n.domain().empty() || n.domain() == "ai.onnx") return find_converter(n.op_type());
   if (n.domain() == "com.microsoft") return find_microsoft_converter(n.op_type());

@@ -255,11 +255,33 @@ constexpr const char* kDoesNotParse =
   return model;
 }
 
+// ONNX Runtime registers its RMSNorm, SimplifiedLayerNormalization, in the ONNX domain, and
+// Llama-style exports (optimum, the ORT transformer optimizer) write it there; ONNX's checker
+// knows no such op. Such nodes move to com.microsoft, where the importer reads the op.
+void adopt_runtime_ops(::onnx::ModelProto& model) {
+  bool moved = false;
+  for (::onnx::NodeProto& n : *model.mutable_graph()->mutable_node()) {
+    if ((n.domain().empty() || n.domain() == "ai.onnx") &&
+        n.op_type() == "SimplifiedLayerNormalization") {
+      n.set_domain("com.microsoft");
+      moved = true;
+    }
+  }
+  if (!moved) return;
+  for (const ::onnx::OperatorSetIdProto& id : model.opset_import())
+    if (id.domain() == "com.microsoft") return;
+  ::onnx::OperatorSetIdProto* id = model.add_opset_import();
+  id->set_domain("com.microsoft");
+  id->set_version(1);
+}
+
 // The import of a parsed model (which it changes: cut to ImportOptions::outputs, external
-// data read in, converted to a newer opset, float initializers cleared once decoded).
+// data read in, converted to a newer opset, float initializers cleared once decoded,
+// ONNX Runtime's ops in the ONNX domain moved to com.microsoft).
 ImportedModel import_model(::onnx::ModelProto& model, const std::string& name,
                            const ImportOptions& options) {
   if (!model.has_graph()) fail_in(name, "expected a model with a graph, got none");
+  adopt_runtime_ops(model);
   const std::vector<std::string> untyped = select_outputs(model, options, name);
   size_t slash = name.rfind('/');
   load_external_data(model, slash == std::string::npos ? "" : name.substr(0, slash), name);

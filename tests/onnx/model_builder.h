@@ -115,6 +115,21 @@ public:
     return n;
   }
 
+  /// A com.microsoft node (the model then imports that domain, version 1).
+  ::onnx::NodeProto* microsoft_node(const std::string& op, const std::vector<std::string>& inputs,
+                                    const std::vector<std::string>& outputs) {
+    bool imported = false;
+    for (const ::onnx::OperatorSetIdProto& id : model_.opset_import())
+      imported = imported || id.domain() == "com.microsoft";
+    if (!imported) {
+      ::onnx::OperatorSetIdProto* id = model_.add_opset_import();
+      id->set_domain("com.microsoft");
+      id->set_version(1);
+    }
+    ::onnx::NodeProto* n = node(op, inputs, outputs);
+    n->set_domain("com.microsoft");
+    return n;
+  }
   static void attr(::onnx::NodeProto* n, const std::string& name, int64_t v) {
     ::onnx::AttributeProto* a = n->add_attribute();
     a->set_name(name);

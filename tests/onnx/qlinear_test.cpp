@@ -36,20 +36,10 @@ void typed_output(OnnxModel& m, const std::string& name, int32_t type,
       ->set_elem_type(type);
 }
 
-// A com.microsoft node (the model imports that domain).
+// A com.microsoft node.
 ::onnx::NodeProto* microsoft_node(OnnxModel& m, const std::string& op,
                                   const std::vector<std::string>& inputs, const std::string& out) {
-  bool imported = false;
-  for (const ::onnx::OperatorSetIdProto& id : m.proto().opset_import())
-    imported = imported || id.domain() == "com.microsoft";
-  if (!imported) {
-    ::onnx::OperatorSetIdProto* id = m.proto().add_opset_import();
-    id->set_domain("com.microsoft");
-    id->set_version(1);
-  }
-  ::onnx::NodeProto* n = m.node(op, inputs, {out});
-  n->set_domain("com.microsoft");
-  return n;
+  return m.microsoft_node(op, inputs, {out});
 }
 
 Tensor I(Shape s, std::vector<float> v) {

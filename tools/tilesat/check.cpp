@@ -1,8 +1,8 @@
 // check.cpp: `tilesat check INPUT [--device NAME]` runs the whole pipeline on one function --
 // saturate, plan for the device, lower to a program, run it on the CPU model -- and compares
-// every result with the reference interpreter run on the unoptimized graph, on the same random
-// inputs. It prints one line per result and exits non-zero when any is beyond the tolerance
-// of the lowest-precision dtype the graph computes in (runtime/compare.h).
+// every result with the reference interpreter run on the unoptimized graph, on the same inputs
+// (random, or `--input NAME=FILE.npy`). It prints one line per result and exits non-zero when any
+// is beyond the tolerance of the lowest-precision dtype the graph computes in (runtime/compare.h).
 #include "cli.h"
 #include "tilesat/cost/device.h"
 #include "tilesat/cost/extract.h"
@@ -60,16 +60,24 @@ int run_check(const Options& o) {
       lowering::lower_plan(planned.plan, lowering::DeviceSummary::of(device));
   runtime::Program program = runtime::Program::parse(std::move(bytes), source.name());
 
-  // Inputs: an ONNX model's own weights (moved, so a large model's are held once), every
-  // other argument drawn from the seed.
+  // Inputs: an ONNX model's own weights (moved, so a large model's are held once), the files
+  // of --input, every other argument drawn from the seed.
+  std::map<std::string, std::string> files = input_files(o, source);
   std::vector<bool> stored(source.arguments().size(), false);
-  for (size_t i = 0; i < stored.size(); ++i)
-    stored[i] = weights.count(source.node(source.arguments()[i]).name) != 0;
+  for (size_t i = 0; i < stored.size(); ++i) {
+    const std::string& name = source.node(source.arguments()[i]).name;
+    stored[i] = weights.count(name) != 0 || files.count(name) != 0;
+  }
   std::vector<Tensor> args = random_arguments(source, o.random_seed.value_or(1),
                                               random_init(o, RandomInit::FanIn), stored);
-  for (size_t i = 0; i < stored.size(); ++i)
-    if (stored[i])
-      args[i] = std::move(weights.find(source.node(source.arguments()[i]).name)->second);
+  for (size_t i = 0; i < stored.size(); ++i) {
+    const Node& a = source.node(source.arguments()[i]);
+    if (auto f = files.find(a.name); f != files.end()) {
+      args[i] = read_argument(a, f->second);
+    } else if (stored[i]) {
+      args[i] = std::move(weights.find(a.name)->second);
+    }
+  }
   std::vector<Tensor> reference =
       spmd ? interpret_mesh(source, args, mesh) : evaluate(source, args);
 

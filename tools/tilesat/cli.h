@@ -35,7 +35,7 @@ struct Options {
   std::vector<std::string> outputs;    // every verb reading INPUT: ONNX values to import as results
   std::vector<std::string> dims;       // every verb reading INPUT: NAME=SIZE of ONNX symbolic dims
   std::string function;                // eval, dot: function name; empty = the only one or @main
-  std::vector<std::string> inputs;     // eval: NAME=FILE.npy
+  std::vector<std::string> inputs;     // eval, run, check: NAME=FILE.npy
   std::optional<uint64_t> random_seed; // eval: draw missing arguments from this seed
   std::string output_dir;              // eval: where results (and drawn inputs) go
   std::string random_init;             // eval, check: "uniform" or "fan-in"; empty = per verb
@@ -142,6 +142,16 @@ std::vector<std::string> result_stems(const std::vector<std::string>& names);
 void mark_weight_args(SourceFile& file, const std::vector<std::string>& globs);
 /// `--weight-args` and `--compute-dtype`: how the functions of `file` are compiled.
 void apply_compile_options(SourceFile& file, const Options& o);
+
+/// The NAME and FILE of one `--input NAME=FILE` (a leading '%' of NAME dropped).
+std::pair<std::string, std::string> input_spec(const std::string& spec);
+/// The NAME=FILE pairs of `--input`, checked against g's argument names (names in
+/// `specialized`, inputs an ONNX model was specialized to, are skipped).
+std::map<std::string, std::string>
+input_files(const Options& o, const Graph& g,
+            const std::map<std::string, Tensor, std::less<>>& specialized = {});
+/// Argument `a`'s value read from the .npy `file`; an error unless its type is a's.
+Tensor read_argument(const Node& a, const std::string& file);
 
 /// Writes `text` to `path` ("-" is standard output); throws tilesat::Error when it cannot.
 void write_text(const std::string& path, const std::string& text);

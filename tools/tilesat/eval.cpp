@@ -14,43 +14,6 @@
 #include <map>
 
 namespace tilesat::cli {
-namespace {
-
-/// The NAME and FILE of one --input NAME=FILE.
-std::pair<std::string, std::string> input_spec(const std::string& spec) {
-  size_t eq = spec.find('=');
-  if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
-    throw Error(fmt::format("--input '{}': expected NAME=FILE.npy", spec));
-  std::string name = spec.substr(0, eq);
-  if (name.starts_with('%')) name.erase(0, 1);
-  return {name, spec.substr(eq + 1)};
-}
-
-/// NAME=FILE pairs of --input, checked against the function's argument names (except those
-/// the model was specialized to).
-std::map<std::string, std::string>
-input_files(const Options& o, const Graph& g,
-            const std::map<std::string, Tensor, std::less<>>& specialized) {
-  std::map<std::string, std::string> files;
-  for (const std::string& spec : o.inputs) {
-    auto [name, file] = input_spec(spec);
-    bool known = false;
-    for (NodeId a : g.arguments()) known = known || g.node(a).name == name;
-    if (!known && specialized.count(name)) continue; // data of the model now, no argument
-    if (!known) {
-      std::string names;
-      for (NodeId a : g.arguments()) names += (names.empty() ? "" : ", ") + g.node(a).name;
-      throw Error(fmt::format("--input '{}': @{} has no argument '{}' (its arguments: {})", spec,
-                              g.name(), name, names));
-    }
-    if (!files.emplace(name, file).second) {
-      throw Error(fmt::format("--input: argument '{}' is given twice", name));
-    }
-  }
-  return files;
-}
-
-} // namespace
 
 int run_eval(const Options& o) {
   std::map<std::string, Tensor, std::less<>> weights; // an ONNX model's initializers
@@ -83,13 +46,7 @@ int run_eval(const Options& o) {
     if (it != files.end()) {
       // An ONNX model's inputs were read once already, to specialize it.
       auto given = specialized.find(a.name);
-      Tensor t = given != specialized.end() ? given->second
-                                            : read_npy(it->second, npy_bytes_bound(a.type));
-      if (!t.type().same_value_type(a.type)) {
-        throw Error(fmt::format("--input {}={}: expected {}, got {}", a.name, it->second,
-                                a.type.str(), t.type().str()));
-      }
-      args.push_back(std::move(t));
+      args.push_back(given != specialized.end() ? given->second : read_argument(a, it->second));
     } else if (auto w = weights.find(a.name); w != weights.end()) {
       args.push_back(std::move(w->second));
     } else if (o.random_seed) {

@@ -236,6 +236,9 @@ const Flag kFlags[] = {
     {"check", extract_time_limit_flag},
     {"check",
      [](CLI::App& a, Options& o) {
+       a.add_option("--input", o.inputs,
+                    "NAME=FILE.npy: the value of argument NAME instead of a drawn one, such as "
+                    "token ids within a vocabulary (repeatable)");
        a.add_option("--random-inputs", o.random_seed, "seed of the random inputs (default 1)")
            ->check(seed());
      }},

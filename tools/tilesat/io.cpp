@@ -4,6 +4,7 @@
 #include "tilesat/graph/compute_dtype.h"
 #include "tilesat/graph/data_files.h"
 #include "tilesat/graph/diagnostic.h"
+#include "tilesat/graph/npy.h"
 #include "tilesat/graph/parser.h"
 #include "tilesat/onnx/import.h"
 
@@ -102,6 +103,49 @@ std::vector<std::string> result_stems(const std::vector<std::string>& names) {
     if (std::count(stems.begin(), stems.end(), stems[i]) > 1)
       out[i] = fmt::format("{}.{}", stems[i], i);
   return out;
+}
+
+/// The NAME and FILE of one --input NAME=FILE.
+std::pair<std::string, std::string> input_spec(const std::string& spec) {
+  size_t eq = spec.find('=');
+  if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size())
+    throw Error(fmt::format("--input '{}': expected NAME=FILE.npy", spec));
+  std::string name = spec.substr(0, eq);
+  if (name.starts_with('%')) name.erase(0, 1);
+  return {name, spec.substr(eq + 1)};
+}
+
+/// NAME=FILE pairs of --input, checked against the function's argument names (except those
+/// the model was specialized to).
+std::map<std::string, std::string>
+input_files(const Options& o, const Graph& g,
+            const std::map<std::string, Tensor, std::less<>>& specialized) {
+  std::map<std::string, std::string> files;
+  for (const std::string& spec : o.inputs) {
+    auto [name, file] = input_spec(spec);
+    bool known = false;
+    for (NodeId a : g.arguments()) known = known || g.node(a).name == name;
+    if (!known && specialized.count(name)) continue; // data of the model now, no argument
+    if (!known) {
+      std::string names;
+      for (NodeId a : g.arguments()) names += (names.empty() ? "" : ", ") + g.node(a).name;
+      throw Error(fmt::format("--input '{}': @{} has no argument '{}' (its arguments: {})", spec,
+                              g.name(), name, names));
+    }
+    if (!files.emplace(name, file).second) {
+      throw Error(fmt::format("--input: argument '{}' is given twice", name));
+    }
+  }
+  return files;
+}
+
+Tensor read_argument(const Node& a, const std::string& file) {
+  Tensor t = read_npy(file, npy_bytes_bound(a.type));
+  if (!t.type().same_value_type(a.type)) {
+    throw Error(fmt::format("--input {}={}: expected {}, got {}", a.name, file, a.type.str(),
+                            t.type().str()));
+  }
+  return t;
 }
 
 void write_text(const std::string& path, const std::string& text) {

@@ -3,9 +3,10 @@
 // BERT-, GPT- and T5-style models, read with the graph's own ops: the Gelu family, FusedMatMul,
 // BiasAdd, SkipLayerNormalization, SkipSimplifiedLayerNormalization and
 // SimplifiedLayerNormalization (RMSNorm), EmbedLayerNormalization, Attention and
-// MultiHeadAttention. Semantics as ONNX Runtime's contrib operator documentation states them
-// (docs/ContribOperators.md); what an op can do beyond the forms read here (packed or past
-// key/values, rotary embedding, 2-D mask indices) is an error naming the input or attribute.
+// MultiHeadAttention; and of its LLM exports (onnxruntime-genai, the int4 quantizer)
+// RotaryEmbedding and MatMulNBits. Semantics as ONNX Runtime's contrib operator documentation
+// states them (docs/ContribOperators.md); what an op can do beyond the forms read here (packed or
+// past key/values, rotary embedding, 2-D mask indices) is an error naming the input or attribute.
 #include "converters.h"
 
 #include <cmath>
@@ -312,6 +313,116 @@ void convert_multi_head_attention(NodeContext& c) {
       attend(b, heads(b, q, n), heads(b, k, n), heads(b, v, n), attention_scale(c, qs[2] / n),
              masks, c.attr_int("unidirectional", 0) != 0, filter);
   c.set_output(0, merge_heads(b, out));
+}
+
+// MatMulNBits (A, B, scales, zero_points?, g_idx?, bias?): A times a [K, N] weight stored
+// quantized along K in blocks of block_size values of `bits` bits (4 or 8; B is uint8
+// [N, blocks, block_size * bits / 8], low nibble first), each block with a scale and a zero
+// point (default 2^(bits - 1); uint8 ones packed like B, or float ones as they are). The weight
+// is dequantized to f32 at import: it takes 32 / bits times the model file's bytes.
+void convert_matmul_nbits(NodeContext& c) {
+  const int64_t k = c.attr_int("K", 0), n = c.attr_int("N", 0), bits = c.attr_int("bits", 4),
+                block = c.attr_int("block_size", 0);
+  if (k < 1 || n < 1) c.fail("expected positive 'K' and 'N'");
+  if (bits != 4 && bits != 8) c.fail(fmt::format("expected 'bits' 4 or 8, got {}", bits));
+  if (block < 2 || block * bits % 8 != 0)
+    c.fail(fmt::format("expected a 'block_size' of whole bytes, got {}", block));
+  refuse_input(c, 4, "g_idx");
+  const int64_t blocks = (k + block - 1) / block, blob = block * bits / 8;
+  const HostTensor& q = c.input_data(1, "B");
+  if (q.numel() != n * blocks * blob)
+    c.fail(fmt::format("expected B of {} x {} x {} bytes (N, blocks of K, bytes per block), got "
+                       "{} values",
+                       n, blocks, blob, q.numel()));
+  const HostTensor& scales = c.input_data(2, "scales");
+  if (scales.numel() != n * blocks)
+    c.fail(fmt::format("expected {} scales (N x blocks), got {}", n * blocks, scales.numel()));
+  const HostTensor* zp = c.has_input(3) ? &c.input_data(3, "zero_points") : nullptr;
+  const bool packed_zp = zp != nullptr && zp->elem_type == ::onnx::TensorProto::UINT8;
+  const int64_t zp_row = packed_zp ? (blocks * bits + 7) / 8 : blocks;
+  if (zp != nullptr && zp->numel() != n * zp_row)
+    c.fail(fmt::format("expected {} zero points, got {}", n * zp_row, zp->numel()));
+  const int64_t mask = (1 << bits) - 1;
+  auto field = [&](const std::vector<double>& bytes, int64_t base, int64_t i) {
+    auto byte = static_cast<int64_t>(bytes[static_cast<size_t>(base + i * bits / 8)]);
+    return bits == 8 ? byte : (byte >> (4 * (i % 2))) & mask;
+  };
+  Tensor w(TensorType{DType::F32, Shape{k, n}, {}});
+  for (int64_t col = 0; col < n; ++col)
+    for (int64_t b = 0; b < blocks; ++b) {
+      double zero = static_cast<double>(1 << (bits - 1));
+      if (zp != nullptr)
+        zero = packed_zp ? static_cast<double>(field(zp->values, col * zp_row, b))
+                         : zp->values[static_cast<size_t>(col * blocks + b)];
+      double scale = scales.values[static_cast<size_t>(col * blocks + b)];
+      for (int64_t i = 0; i < block && b * block + i < k; ++i) {
+        auto value = static_cast<double>(field(q.values, (col * blocks + b) * blob, i));
+        w[(b * block + i) * n + col] = static_cast<float>((value - zero) * scale);
+      }
+    }
+  Builder& bld = c.builder();
+  Value a = c.operand(0);
+  Value weight = c.importer().add_weight(c.node().input(1), std::move(w));
+  if (bld.type(a).dtype != DType::F32) weight = bld.typecast(weight, bld.type(a).dtype);
+  Value y = bld.matmul(a, weight);
+  if (c.has_input(5)) y = bld.add(y, operand_as(c, 5, bld.type(a).dtype));
+  c.set_output(0, y);
+}
+
+// RotaryEmbedding (input, position_ids, cos_cache, sin_cache): the rotate-half rotary
+// embedding of each head's first rotary_embedding_dim values, cos and sin looked up at the
+// positions ([batch, sequence] ids, or one static offset for 0, 1, ... from it). Input
+// [batch, heads, sequence, head] or [batch, sequence, heads * head] (num_heads given).
+void convert_contrib_rotary(NodeContext& c) {
+  if (c.attr_int("interleaved", 0) != 0) c.fail("expected 'interleaved' 0");
+  if (c.attr_int("is_packed_batching", 0) != 0) c.fail("expected 'is_packed_batching' 0");
+  if (c.attr_float("scale", 1.0) != 1.0) c.fail("expected 'scale' 1");
+  Builder& b = c.builder();
+  Value x = c.operand(0);
+  DType d = b.type(x).dtype;
+  const Shape xs = b.type(x).shape;
+  bool flat = xs.rank() == 3;
+  if (!flat && xs.rank() != 4)
+    c.fail(fmt::format("expected input [batch, heads, sequence, head] or [batch, sequence, "
+                       "hidden], got {}",
+                       xs.str()));
+  int64_t heads = flat ? num_heads(c, xs[2], "hidden width") : xs[1];
+  int64_t head = flat ? xs[2] / heads : xs[3], seq = flat ? xs[1] : xs[2];
+  // [batch, sequence, heads, head] either way (a 4-D input moved there and back).
+  Value h = flat ? b.reshape(x, {xs[0], seq, heads, head}) : b.permute(x, {0, 2, 1, 3});
+  int64_t rot = c.attr_int("rotary_embedding_dim", 0);
+  if (rot == 0) rot = head;
+  if (rot < 2 || rot > head || rot % 2 != 0)
+    c.fail(fmt::format("expected an even 'rotary_embedding_dim' up to the head size {}, got {}",
+                       head, rot));
+  Value cos_cache = operand_as(c, 2, d), sin_cache = operand_as(c, 3, d);
+  Value ids;
+  if (c.input_shape(1).numel() == 1 && c.input_static(1)) {
+    double start = static_scalar(c, 1, "position_ids");
+    std::vector<double> positions(static_cast<size_t>(seq));
+    for (int64_t i = 0; i < seq; ++i)
+      positions[static_cast<size_t>(i)] = start + static_cast<double>(i);
+    ids = b.constant(Shape{1, seq}, std::move(positions), DType::I32);
+  } else {
+    ids = c.operand(1);
+    if (b.type(ids).dtype != DType::I32) ids = b.typecast(ids, DType::I32);
+  }
+  // cos and sin [batch or 1, sequence, 1, rot]: each half of the rotary dims takes the cache's
+  // rot / 2 values.
+  auto table = [&](Value cache) {
+    Value rows = b.take(cache, ids, 0); // [batch, sequence, rot / 2]
+    const Shape rs = b.type(rows).shape;
+    if (rs[2] * 2 < rot)
+      c.fail(fmt::format("cos and sin caches have {} columns, fewer than rotary_embedding_dim / "
+                         "2 = {}",
+                         rs[2], rot / 2));
+    Value half = columns(b, rows, 0, rot / 2);
+    return b.reshape(b.concat({half, half}, 2), {rs[0], rs[1], 1, rot});
+  };
+  Value rotated = b.rotary_embedding(rot == head ? h : columns(b, h, 0, rot), table(cos_cache),
+                                     table(sin_cache));
+  if (rot < head) rotated = b.concat({rotated, columns(b, h, rot, head)}, 3);
+  c.set_output(0, flat ? b.reshape(rotated, xs.dims()) : b.permute(rotated, {0, 2, 1, 3}));
 }
 
 } // namespace tilesat::onnx

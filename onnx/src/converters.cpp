@@ -202,6 +202,8 @@ constexpr std::pair<std::string_view, Converter> kMicrosoftConverters[] = {
     {"EmbedLayerNormalization", convert_embed_layer_norm},
     {"Attention", convert_contrib_attention},
     {"MultiHeadAttention", convert_multi_head_attention},
+    {"MatMulNBits", convert_matmul_nbits},
+    {"RotaryEmbedding", convert_contrib_rotary},
 };
 
 } // namespace

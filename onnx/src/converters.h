@@ -81,6 +81,8 @@ void convert_simplified_layer_norm(NodeContext& c);
 void convert_embed_layer_norm(NodeContext& c);
 void convert_contrib_attention(NodeContext& c);
 void convert_multi_head_attention(NodeContext& c);
+void convert_matmul_nbits(NodeContext& c);
+void convert_contrib_rotary(NodeContext& c);
 // control_flow.cpp
 void convert_if(NodeContext& c);
 void convert_loop(NodeContext& c);

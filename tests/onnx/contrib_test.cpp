@@ -277,5 +277,114 @@ TEST(Contrib, AttentionErrorsNameWhatIsNotRead) {
       << import_error(odd);
 }
 
+// A uint8 initializer of raw bytes.
+void byte_initializer(OnnxModel& m, const std::string& name, const std::vector<int64_t>& dims,
+                      const std::vector<uint8_t>& bytes) {
+  ::onnx::TensorProto* t = m.graph().add_initializer();
+  t->set_name(name);
+  t->set_data_type(TP::UINT8);
+  for (int64_t d : dims) t->add_dims(d);
+  t->set_raw_data(std::string(bytes.begin(), bytes.end()));
+}
+
+// MatMulNBits: K = 32 in two blocks of 16, one column; nibbles low first.
+TEST(Contrib, MatMulNBitsDequantizesBlocks) {
+  std::vector<uint8_t> q(16);
+  // Block 0: values 0..15 (bytes 0x10, 0x32, ...); block 1: all 9.
+  for (int i = 0; i < 8; ++i) q[i] = static_cast<uint8_t>((2 * i) | ((2 * i + 1) << 4));
+  for (int i = 8; i < 16; ++i) q[i] = 0x99;
+  for (bool zero_points : {false, true}) {
+    SCOPED_TRACE(zero_points ? "packed zero points 3 and 5" : "default zero point 8");
+    OnnxModel m;
+    m.input("a", {1, 32});
+    byte_initializer(m, "B", {1, 2, 8}, q);
+    m.initializer("scales", {2}, {0.5f, 2.0f});
+    std::vector<std::string> inputs = {"a", "B", "scales"};
+    if (zero_points) {
+      byte_initializer(m, "zp", {1}, {0x53});
+      inputs.push_back("zp");
+    }
+    ::onnx::NodeProto* n = m.microsoft_node("MatMulNBits", inputs, {"y"});
+    OnnxModel::attr(n, "K", int64_t{32});
+    OnnxModel::attr(n, "N", int64_t{1});
+    OnnxModel::attr(n, "bits", int64_t{4});
+    OnnxModel::attr(n, "block_size", int64_t{16});
+    m.output("y", std::vector<int64_t>{1, 1});
+    // a picks value 3 of block 0 and value 0 of block 1.
+    std::vector<float> a(32, 0.0f);
+    a[3] = 1;
+    a[16] = 1;
+    // (3 - 8) * 0.5 + (9 - 8) * 2 = -0.5; with zero points 3 and 5: 0 + 8 = 8.
+    EXPECT_EQ(run(import(m), {{"a", T({1, 32}, a)}}).data(),
+              (std::vector<float>{zero_points ? 8.0f : -0.5f}));
+  }
+}
+
+// Rotate-half rotary embedding with plain loops on x [sequence, heads, head]: the first `rot`
+// of each head's values, cos and sin rows [*, rot / 2] picked by `positions`.
+std::vector<float> rotary_reference(std::vector<float> x, int64_t s, int64_t heads, int64_t head,
+                                    int64_t rot, const std::vector<float>& cos,
+                                    const std::vector<float>& sin,
+                                    const std::vector<int64_t>& positions) {
+  const std::vector<float> in = x;
+  for (int64_t i = 0; i < s; ++i)
+    for (int64_t h = 0; h < heads; ++h)
+      for (int64_t j = 0; j < rot / 2; ++j) {
+        int64_t p = positions[static_cast<size_t>(i)] * rot / 2 + j,
+                at = (i * heads + h) * head + j;
+        x[at] = in[at] * cos[p] - in[at + rot / 2] * sin[p];
+        x[at + rot / 2] = in[at + rot / 2] * cos[p] + in[at] * sin[p];
+      }
+  return x;
+}
+
+// RotaryEmbedding on [batch, sequence, heads * head] with position ids, partial rotary (4 of 6).
+TEST(Contrib, RotaryEmbeddingMatchesPlainLoops) {
+  const int64_t s = 2, heads = 2, head = 6, rot = 4, rows = 5;
+  std::vector<float> x = random_values(s * heads * head, 13);
+  std::vector<float> cos = random_values(rows * rot / 2, 14),
+                     sin = random_values(rows * rot / 2, 15);
+  OnnxModel m;
+  m.input("x", {1, s, heads * head});
+  m.input("pos", {1, s}, TP::INT32);
+  m.initializer("cos", {rows, rot / 2}, cos);
+  m.initializer("sin", {rows, rot / 2}, sin);
+  ::onnx::NodeProto* n = m.microsoft_node("RotaryEmbedding", {"x", "pos", "cos", "sin"}, {"y"});
+  OnnxModel::attr(n, "num_heads", int64_t{heads});
+  OnnxModel::attr(n, "rotary_embedding_dim", int64_t{rot});
+  m.output("y", std::vector<int64_t>{1, s, heads * head});
+  Tensor got =
+      run(import(m), {{"x", T({1, s, heads * head}, x)}, {"pos", T({1, s}, {3, 1}, DType::I32)}});
+  expect_near(got.data(), rotary_reference(x, s, heads, head, rot, cos, sin, {3, 1}), 1e-6f);
+}
+
+// The same on [batch, heads, sequence, head], the whole head rotated, positions counting from
+// a static offset.
+TEST(Contrib, RotaryEmbeddingFromAnOffset) {
+  const int64_t s = 3, heads = 2, head = 4, rows = 6;
+  std::vector<float> x = random_values(heads * s * head, 16);
+  std::vector<float> cos = random_values(rows * head / 2, 17),
+                     sin = random_values(rows * head / 2, 18);
+  OnnxModel m;
+  m.input("x", {1, heads, s, head});
+  m.int_initializer("offset", {1}, {2});
+  m.initializer("cos", {rows, head / 2}, cos);
+  m.initializer("sin", {rows, head / 2}, sin);
+  m.microsoft_node("RotaryEmbedding", {"x", "offset", "cos", "sin"}, {"y"});
+  m.output("y", std::vector<int64_t>{1, heads, s, head});
+  // The reference's [sequence, heads, head] order, and back.
+  std::vector<float> seq_first(x.size()), want(x.size());
+  for (int64_t h = 0; h < heads; ++h)
+    for (int64_t i = 0; i < s; ++i)
+      for (int64_t j = 0; j < head; ++j)
+        seq_first[(i * heads + h) * head + j] = x[(h * s + i) * head + j];
+  std::vector<float> r = rotary_reference(seq_first, s, heads, head, head, cos, sin, {2, 3, 4});
+  for (int64_t h = 0; h < heads; ++h)
+    for (int64_t i = 0; i < s; ++i)
+      for (int64_t j = 0; j < head; ++j)
+        want[(h * s + i) * head + j] = r[(i * heads + h) * head + j];
+  expect_near(run(import(m), {{"x", T({1, heads, s, head}, x)}}).data(), want, 1e-6f);
+}
+
 } // namespace
 } // namespace tilesat::onnx::testing

@@ -181,6 +181,17 @@ TEST(TtirComposite, Reductions) {
             (std::vector<float>{1, 2, 4, 6}));
 }
 
+TEST(TtirComposite, ConstantsItComputesAreBounded) {
+  EXPECT_EQ(parse_error(one_op({}, "arange", "<{end = 100000000 : si64, start = 0 : si64}>",
+                               "tensor<100000000xf32>")),
+            "t.mlir:2:3: error: 'ttir.arange': the result tensor<100000000xf32> has more than "
+            "2^26 elements, too many to hold as a constant");
+  EXPECT_EQ(parse_error(one_op({"tensor<1x10000xf32>"}, "cumsum", "<{dim = 1 : i64}>",
+                               "tensor<1x10000xf32>")),
+            "t.mlir:2:3: error: 'ttir.cumsum': a running sum over 10000 values takes a 10000 x "
+            "10000 matrix, more than 2^26 elements");
+}
+
 TEST(TtirComposite, UpsampleNearest) {
   EXPECT_EQ(run(one_op({"tensor<1x2x1x1xf32>"}, "upsample2d", "<{scale_factor = 2 : si32}>",
                        "tensor<1x4x2x1xf32>"),

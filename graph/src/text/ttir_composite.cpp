@@ -15,6 +15,11 @@
 namespace tilesat::text {
 namespace {
 
+/// The most elements an expansion holds in one constant it computes (arange's values,
+/// cumsum's triangle).
+constexpr int kMaxFoldedLog2 = 26;
+constexpr int64_t kMaxFoldedElements = int64_t{1} << kMaxFoldedLog2;
+
 /// One op being expanded: its operands as Builder values and its attributes.
 struct Expansion {
   Builder& b;
@@ -316,6 +321,11 @@ Value arange(Expansion& e) {
                                        e.rec.name, std::max(count, 0.0), start, end, step, rt.str(),
                                        rt.shape.rank() == 0 ? 1 : rt.shape[d], d));
   }
+  if (rt.shape.numel() > kMaxFoldedElements) {
+    throw Error(e.rec.loc, fmt::format("'{}': the result {} has more than 2^{} elements, too many "
+                                       "to hold as a constant",
+                                       e.rec.name, rt.str(), kMaxFoldedLog2));
+  }
   Tensor t(TensorType{rt.dtype, rt.shape, {}});
   int64_t inner = 1;
   for (int64_t i = d + 1; i < rt.shape.rank(); ++i) inner *= rt.shape[i];
@@ -422,6 +432,11 @@ Value cumsum(Expansion& e) {
   int64_t d = e.dim(e.integer("dim"), rank, "dim");
   if (d != rank - 1) x = e.b.transpose(x, d, rank - 1);
   int64_t n = e.shape(x)[rank - 1];
+  if (n * n > kMaxFoldedElements) {
+    throw Error(e.rec.loc, fmt::format("'{}': a running sum over {} values takes a {} x {} "
+                                       "matrix, more than 2^{} elements",
+                                       e.rec.name, n, n, n, kMaxFoldedLog2));
+  }
   std::vector<double> tri(static_cast<size_t>(n * n), 0.0);
   for (int64_t i = 0; i < n; ++i)
     for (int64_t j = i; j < n; ++j) tri[static_cast<size_t>(i * n + j)] = 1.0;

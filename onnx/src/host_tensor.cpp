@@ -167,28 +167,50 @@ int64_t checked_layout(const TP& t, const std::string& what, int64_t max_element
   return n;
 }
 
-// Calls put(i, value) for each of t's n elements (raw_data or the typed field).
-template <class Put>
-void for_each_value(const TP& t, int64_t n, const std::string& what, Put put) {
-  int32_t type = t.data_type();
-  size_t esize = raw_size(type);
+// The elements t stores in its typed field (its raw_data is counted in bytes instead).
+size_t field_size(const TP& t) {
+  switch (t.data_type()) {
+  case TP::FLOAT:
+    return static_cast<size_t>(t.float_data_size());
+  case TP::DOUBLE:
+    return static_cast<size_t>(t.double_data_size());
+  case TP::INT64:
+    return static_cast<size_t>(t.int64_data_size());
+  case TP::UINT32:
+  case TP::UINT64:
+    return static_cast<size_t>(t.uint64_data_size());
+  default: // float16 and bfloat16 bits, int32, int16, int8, uint16, uint8, bool
+    return static_cast<size_t>(t.int32_data_size());
+  }
+}
+
+// Throws unless t stores exactly n elements, before anything of n elements is allocated.
+void check_stored(const TP& t, int64_t n, const std::string& what) {
   auto dims = [&] { return fmt::join(t.dims(), ", "); };
-  auto count_error = [&](size_t got) {
-    return Error(
-        fmt::format("{}: expected {} elements for dims [{}], got {}", what, n, dims(), got));
-  };
   if (t.has_raw_data()) {
-    const std::string& raw = t.raw_data();
-    if (raw.size() != static_cast<size_t>(n) * esize) {
-      throw Error(fmt::format("{}: expected {} bytes of raw data for dims [{}], got {}", what,
-                              static_cast<size_t>(n) * esize, dims(), raw.size()));
+    size_t want = static_cast<size_t>(n) * raw_size(t.data_type());
+    if (t.raw_data().size() != want) {
+      throw Error(fmt::format("{}: expected {} bytes of raw data for dims [{}], got {}", what, want,
+                              dims(), t.raw_data().size()));
     }
-    const auto* p = reinterpret_cast<const unsigned char*>(raw.data());
+  } else if (field_size(t) != static_cast<size_t>(n)) {
+    throw Error(fmt::format("{}: expected {} elements for dims [{}], got {}", what, n, dims(),
+                            field_size(t)));
+  }
+}
+
+// Calls put(i, value) for each of t's n elements (raw_data or the typed field); check_stored
+// has checked that there are n.
+template <class Put>
+void for_each_value(const TP& t, int64_t n, Put put) {
+  int32_t type = t.data_type();
+  if (t.has_raw_data()) {
+    size_t esize = raw_size(type);
+    const auto* p = reinterpret_cast<const unsigned char*>(t.raw_data().data());
     for (int64_t i = 0; i < n; ++i) put(i, raw_value(p + i * esize, type));
     return;
   }
   auto take = [&](const auto& field) {
-    if (static_cast<int64_t>(field.size()) != n) throw count_error(field.size());
     int64_t i = 0;
     for (auto v : field) put(i++, static_cast<double>(v));
   };
@@ -208,7 +230,6 @@ void for_each_value(const TP& t, int64_t n, const std::string& what, Put put) {
     break;
   case TP::FLOAT16:
   case TP::BFLOAT16: {
-    if (static_cast<int64_t>(t.int32_data_size()) != n) throw count_error(t.int32_data_size());
     int64_t i = 0;
     for (int32_t v : t.int32_data()) {
       auto bits = static_cast<uint16_t>(v);
@@ -228,10 +249,11 @@ void for_each_value(const TP& t, int64_t n, const std::string& what, Put put) {
 HostTensor decode(const TP& t, const std::string& what) {
   HostTensor h;
   int64_t n = checked_layout(t, what, kMaxHostElements);
+  check_stored(t, n, what);
   h.elem_type = t.data_type();
   h.dims.assign(t.dims().begin(), t.dims().end());
   h.values.resize(static_cast<size_t>(n));
-  for_each_value(t, n, what, [&](int64_t i, double v) { h.values[static_cast<size_t>(i)] = v; });
+  for_each_value(t, n, [&](int64_t i, double v) { h.values[static_cast<size_t>(i)] = v; });
   return h;
 }
 
@@ -254,6 +276,7 @@ bool exact_in_f32(int32_t elem_type) {
 HostData decode_data(const TP& t, const std::string& what) {
   if (!exact_in_f32(t.data_type())) return decode(t, what);
   int64_t n = checked_layout(t, what, kMaxWeightElements);
+  check_stored(t, n, what);
   std::vector<int64_t> dims(t.dims().begin(), t.dims().end());
   Tensor values(TensorType{*dtype_of(t.data_type()), Shape(dims), {}});
   float* out = values.data().data();
@@ -262,7 +285,7 @@ HostData decode_data(const TP& t, const std::string& what) {
       t.raw_data().size() == static_cast<size_t>(n) * sizeof(float)) {
     std::memcpy(out, t.raw_data().data(), t.raw_data().size());
   } else {
-    for_each_value(t, n, what, [&](int64_t i, double v) { out[i] = static_cast<float>(v); });
+    for_each_value(t, n, [&](int64_t i, double v) { out[i] = static_cast<float>(v); });
   }
   return HostData::compact(t.data_type(), std::move(values));
 }

@@ -284,4 +284,37 @@ Value pool2d(Builder& b, Value x, const ConvWindow& w, bool is_max, bool ceil_mo
   return is_max ? b.max_pool2d(x, w.kernel, o) : b.avg_pool2d(x, w.kernel, o);
 }
 
+// com.microsoft FusedConv (X, W, B?, Z?), what ONNX Runtime's optimizer saves a Conv and the
+// activation after it as: the conv, Z added, then `activation` with its `activation_params`
+// (Relu, Sigmoid, Tanh, LeakyRelu alpha, HardSigmoid alpha and beta, Clip min and max).
+void convert_fused_conv(NodeContext& c) {
+  Builder& b = c.builder();
+  ConvWindow win = conv_window(c, c.input_shape(0), c.input_shape(1));
+  DType d = c.input_type(0).dtype;
+  Value weight = operand_like(c, 1, d, false), bias;
+  if (c.has_input(2)) bias = operand_like(c, 2, d, false);
+  Value y = conv_nd(c, c.operand(0), weight, c.has_input(2) ? &bias : nullptr, win);
+  if (c.has_input(3)) y = b.add(y, operand_like(c, 3, d, false));
+  std::string name = c.attr_string("activation", "");
+  std::vector<float> params;
+  if (const auto* a = c.attr("activation_params"))
+    params.assign(a->floats().begin(), a->floats().end());
+  if (name == "Clip") {
+    if (params.size() != 2) c.fail("expected 'activation_params' min and max for Clip");
+    y = b.minimum(b.maximum(y, b.scalar(params[0], d)), b.scalar(params[1], d));
+  } else if (!name.empty()) {
+    std::span<const float> alphas(params), betas;
+    if (name == "HardSigmoid" && params.size() == 2) {
+      alphas = std::span<const float>(params).first(1);
+      betas = std::span<const float>(params).subspan(1);
+    }
+    std::optional<Activation> act = activation_named(name, alphas, betas);
+    if (!act || (name != "Relu" && name != "Sigmoid" && name != "Tanh" && name != "LeakyRelu" &&
+                 name != "HardSigmoid"))
+      c.fail(fmt::format("unsupported 'activation' \"{}\"", name));
+    y = apply_activation(b, *act, y);
+  }
+  c.set_output(0, y);
+}
+
 } // namespace tilesat::onnx

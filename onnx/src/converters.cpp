@@ -204,6 +204,7 @@ constexpr std::pair<std::string_view, Converter> kMicrosoftConverters[] = {
     {"MultiHeadAttention", convert_multi_head_attention},
     {"MatMulNBits", convert_matmul_nbits},
     {"RotaryEmbedding", convert_contrib_rotary},
+    {"FusedConv", convert_fused_conv},
 };
 
 } // namespace

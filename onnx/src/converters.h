@@ -83,6 +83,8 @@ void convert_contrib_attention(NodeContext& c);
 void convert_multi_head_attention(NodeContext& c);
 void convert_matmul_nbits(NodeContext& c);
 void convert_contrib_rotary(NodeContext& c);
+// conv.cpp
+void convert_fused_conv(NodeContext& c);
 // control_flow.cpp
 void convert_if(NodeContext& c);
 void convert_loop(NodeContext& c);

@@ -386,5 +386,33 @@ TEST(Contrib, RotaryEmbeddingFromAnOffset) {
   expect_near(run(import(m), {{"x", T({1, heads, s, head}, x)}}).data(), want, 1e-6f);
 }
 
+// FusedConv: a 1x1 conv with bias, Z added, then Clip or LeakyRelu.
+TEST(Contrib, FusedConvAppliesItsActivation) {
+  for (const char* act : {"Clip", "LeakyRelu"}) {
+    SCOPED_TRACE(act);
+    OnnxModel m;
+    m.input("x", {1, 1, 1, 3});
+    m.input("z", {1, 1, 1, 3});
+    m.initializer("w", {1, 1, 1, 1}, {2});
+    m.initializer("b", {1}, {-1});
+    ::onnx::NodeProto* n = m.microsoft_node("FusedConv", {"x", "w", "b", "z"}, {"y"});
+    ::onnx::AttributeProto* a = n->add_attribute();
+    a->set_name("activation");
+    a->set_type(::onnx::AttributeProto::STRING);
+    a->set_s(act);
+    ::onnx::AttributeProto* p = n->add_attribute();
+    p->set_name("activation_params");
+    p->set_type(::onnx::AttributeProto::FLOATS);
+    for (float v : std::string(act) == "Clip" ? std::vector<float>{0, 6} : std::vector<float>{0.5f})
+      p->add_floats(v);
+    m.output("y", std::vector<int64_t>{1, 1, 1, 3});
+    // 2x - 1 + z for x = (-1, 1, 4), z = (0, 1, 2): -3, 2, 9.
+    Tensor y =
+        run(import(m), {{"x", T({1, 1, 1, 3}, {-1, 1, 4})}, {"z", T({1, 1, 1, 3}, {0, 1, 2})}});
+    EXPECT_EQ(y.data(), std::string(act) == "Clip" ? (std::vector<float>{0, 2, 6})
+                                                   : (std::vector<float>{-1.5f, 2, 9}));
+  }
+}
+
 } // namespace
 } // namespace tilesat::onnx::testing

@@ -29,18 +29,6 @@ std::string one_op(const std::vector<std::string>& arg_types, const std::string&
          ") " + attrs + " : (" + types + ") -> " + result + "\n  return %0 : " + result + "\n}\n";
 }
 
-/// The values of the op's result on `inputs` (one per argument, the argument's type).
-std::vector<float> run(const std::string& text, const std::vector<std::vector<float>>& inputs) {
-  const SourceFile file = parse_text(text, "t.mlir");
-  const Graph& g = only(file);
-  std::vector<Tensor> args;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    args.emplace_back(g.node(g.arguments()[i]).type, inputs[i]);
-  }
-  std::vector<Tensor> out = evaluate(g, args);
-  return out.at(0).data();
-}
-
 const std::string k3 = "tensor<3xf32>", k4 = "tensor<4xf32>";
 
 TEST(TtirComposite, Comparisons) {

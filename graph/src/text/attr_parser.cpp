@@ -184,7 +184,7 @@ bool at_type(const Cursor& c) {
   return c.is(Tok::BareId) && (c.tok().text == "tensor" || is_scalar_type_name(c.tok().text));
 }
 
-TensorType parse_type(Cursor& c) {
+TensorType parse_type(Cursor& c, std::string* element) {
   if (!c.is(Tok::BareId)) c.expected("a type");
   Token start = c.tok();
   TensorType t;
@@ -204,6 +204,7 @@ TensorType parse_type(Cursor& c) {
                        describe(elem)));
   }
   c.take();
+  if (element != nullptr) *element = std::string(elem.text);
   t.dtype = *dt;
   if (!Shape::checked_numel(dims)) c.fail_at(start, "tensor type has more than 2^40 elements");
   t.shape = Shape(std::move(dims));

@@ -17,8 +17,9 @@ ParsedAttr parse_attr(Cursor& c, TypedValue typed = TypedValue::Allowed);
 std::vector<NamedAttr> parse_attr_dict(Cursor& c);
 /// Entries of a dictionary up to `close` (after `{` or `<{`), consuming `close`.
 std::vector<NamedAttr> parse_attr_entries(Cursor& c, Tok close, std::string_view close_text);
-/// `tensor<32x128xf32>`, `tensor<f32, #enc>`, or a scalar type such as `f32`.
-TensorType parse_type(Cursor& c);
+/// `tensor<32x128xf32>`, `tensor<f32, #enc>`, or a scalar type such as `f32`; `element`, when
+/// given, receives the element type as written (`i1` where the type holds i32).
+TensorType parse_type(Cursor& c, std::string* element = nullptr);
 /// True when the current token can start a type.
 bool at_type(const Cursor& c);
 

@@ -3,8 +3,10 @@
 #pragma once
 
 #include "text/syntax.h"
+#include "tilesat/graph/builder.h"
 #include "tilesat/graph/graph.h"
 
+#include <functional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -50,6 +52,23 @@ void import_ttir_op(FunctionScope& s, OpRecord& rec);
 /// A tt-mlir op outside the op table (`op` without its prefix) expanded into table ops
 /// (ttir_composite.cpp, listed by `ttir_composite_ops()`); false when `op` is no such op.
 bool import_ttir_composite(FunctionScope& s, OpRecord& rec, std::string_view op);
+/// The expansion of the tt-mlir composite `op` (a name of `ttir_composite_ops()`) over `x`,
+/// its attributes read from `rec`.
+Value build_ttir_composite(Builder& b, std::string_view op, std::vector<Value> x,
+                           const OpRecord& rec);
+/// Defines `rec`'s result as what `build` adds to the function's graph: every new node carries
+/// `rec.loc`, the result must have the declared shape (a differing element type is a
+/// typecast), and an error without a location is reported at the op as
+/// "'<op>' (read as <reading>): ...".
+void define_expansion(FunctionScope& s, const OpRecord& rec, std::string_view reading,
+                      const std::function<Value(Builder&)>& build);
+/// `x` with `low` and `high` elements of `value` concatenated before and after dim `d`
+/// (both at least 0).
+Value pad_dim(Builder& b, Value x, int64_t d, int64_t low, int64_t high, double value);
+/// A constant of `rec`'s result type counting from `start` by `step` along dim `d`; throws
+/// naming the op when it has more than 2^26 elements.
+Value counting_constant(Builder& b, const OpRecord& rec, int64_t d, double start, double step);
+
 /// `ttnn.*` ops: TTIR ops by another prefix, plus matmul activations, linear and layout
 /// changes; placement attributes are dropped.
 void import_ttnn_op(FunctionScope& s, OpRecord& rec);

@@ -141,7 +141,7 @@ Token Lexer::next() {
     ++pos_;
     return make(Tok::String);
   }
-  if (c == '%' || c == '@' || c == '#' || c == '!') {
+  if (c == '%' || c == '@' || c == '#' || c == '!' || c == '^') {
     ++pos_;
     if (c == '@' && at(pos_) == '"') {
       // @"quoted symbol"
@@ -159,7 +159,8 @@ Token Lexer::next() {
     Tok kind = c == '%'   ? Tok::PercentId
                : c == '@' ? Tok::AtId
                : c == '#' ? Tok::HashId
-                          : Tok::BangId;
+               : c == '!' ? Tok::BangId
+                          : Tok::CaretId;
     return make(kind);
   }
   if (is_digit(c) || ((c == '-' || c == '+') && is_digit(at(pos_ + 1)))) {

@@ -21,6 +21,7 @@ enum class Tok {
   AtId,      // @main
   HashId,    // #any_device, #tt.system_desc
   BangId,    // !ttcore.tile
+  CaretId,   // ^bb0 (a block label in a region)
   BareId,    // func.func, ttir.add, tensor, true, f32, x
   Integer,   // 12, -3, 0x7F800000
   Float,     // 1.5, -2.0e-3

@@ -279,12 +279,14 @@ private:
     }
   }
 
-  std::vector<TensorType> parse_types_in_parens() {
+  std::vector<TensorType> parse_types_in_parens(std::vector<std::string>* elements = nullptr) {
     c_.expect(Tok::LParen, "'('");
     std::vector<TensorType> types;
     if (c_.accept(Tok::RParen)) return types;
     do {
-      types.push_back(parse_type(c_));
+      std::string element;
+      types.push_back(parse_type(c_, &element));
+      if (elements != nullptr) elements->push_back(std::move(element));
     } while (c_.accept(Tok::Comma));
     c_.expect(Tok::RParen, "')'");
     return types;
@@ -307,7 +309,7 @@ private:
   /// `(operand types) -> result type`
   void parse_function_type(OpRecord& rec) {
     SourceLoc at = c_.loc();
-    rec.operand_types = parse_types_in_parens();
+    rec.operand_types = parse_types_in_parens(&rec.operand_elements);
     c_.expect(Tok::Arrow, "'->'");
     parse_result_type(rec);
     check_operand_type_count(rec, at);
@@ -334,6 +336,16 @@ private:
     std::string_view quoted = c_.take().text;
     rec.name = std::string(quoted.substr(1, quoted.size() - 2));
     parse_paren_operands(rec);
+    if (c_.is(Tok::LParen) && c_.peek().kind == Tok::LBrace) {
+      // ({ ^bb0(%a: t, %b: t): ... }): the reducer region of "stablehlo.reduce"
+      if (rec.name != "stablehlo.reduce")
+        c_.fail(fmt::format("'{}' cannot have a region", rec.name));
+      c_.take();
+      c_.take();
+      Token label = c_.expect(Tok::CaretId, "a block label such as '^bb0'");
+      parse_reducer_body(rec, label);
+      c_.expect(Tok::RParen, "')'");
+    }
     if (c_.is(Tok::Less) && c_.peek().kind == Tok::LBrace) {
       c_.take();
       c_.take();
@@ -348,29 +360,53 @@ private:
 
   // ttir.op %a, 0.5, key = value, dense<...> {attrs} : types [-> type]
   void parse_custom(OpRecord& rec) {
-    rec.name = std::string(c_.take().text);
-    if (c_.is(Tok::LParen)) {
+    Token name = c_.take();
+    rec.name = std::string(name.text);
+    bool reduce = rec.name == "stablehlo.reduce" && c_.is(Tok::LParen);
+    if (reduce) {
+      parse_reduce_head(rec);
+    } else if (c_.is(Tok::LParen)) {
       parse_paren_operands(rec);
     } else if (!c_.is(Tok::Colon) && !c_.is(Tok::LBrace)) {
       do {
         parse_custom_item(rec);
       } while (c_.accept(Tok::Comma));
     }
+    if (rec.name == "stablehlo.slice" && c_.is(Tok::LSquare)) parse_slice_ranges(rec);
     if (c_.is(Tok::LBrace)) add_attrs(rec, parse_attr_dict(c_));
     c_.expect(Tok::Colon, "':'");
+    parse_custom_types(rec);
+    if (reduce && rec.reducer.empty()) {
+      if (!c_.is_word("reducer")) c_.expected("'reducer' (or 'applies <op>' before 'across')");
+      Token label = c_.take();
+      parse_reducer_body(rec, label);
+    }
+  }
+
+  void parse_custom_types(OpRecord& rec) {
     SourceLoc at = c_.loc();
     if (c_.is(Tok::LParen)) {
       parse_function_type(rec);
       return;
     }
     std::vector<TensorType> types;
+    std::vector<std::string> elements;
     do {
-      types.push_back(parse_type(c_));
+      types.push_back(parse_type(c_, &elements.emplace_back()));
     } while (c_.accept(Tok::Comma));
     if (c_.accept(Tok::Arrow)) {
       rec.operand_types = std::move(types);
+      rec.operand_elements = std::move(elements);
       parse_result_type(rec);
       check_operand_type_count(rec, at);
+      return;
+    }
+    // StableHLO's select: `: pred_type, result_type` (the two choices have the result type).
+    if (types.size() == 2 && rec.name == "stablehlo.select" && rec.operands.size() == 3) {
+      rec.operand_types = {types[0], types[1], types[1]};
+      rec.operand_elements = {elements[0], elements[1], elements[1]};
+      rec.result_type = types[1];
+      rec.has_result_type = true;
       return;
     }
     if (types.size() != 1) c_.expected("'->'");
@@ -380,7 +416,150 @@ private:
     for (const OperandRef& o : rec.operands) {
       rec.operand_types.push_back(o.name.empty() ? TensorType{types[0].dtype, Shape{}, ""}
                                                  : types[0]);
+      rec.operand_elements.push_back(elements[0]);
     }
+  }
+
+  /// `(%x init: %c) [applies stablehlo.add] across dimensions = [d, ...]` of stablehlo.reduce:
+  /// the operands are %x and %c, the dims the attribute `dimensions`.
+  void parse_reduce_head(OpRecord& rec) {
+    c_.expect(Tok::LParen, "'('");
+    rec.operands.push_back(take_operand());
+    c_.expect_word("init");
+    c_.expect(Tok::Colon, "':'");
+    rec.operands.push_back(take_operand());
+    c_.expect(Tok::RParen, "')'");
+    if (c_.is(Tok::Comma)) c_.fail("a reduce of several operands is not supported");
+    if (c_.accept_word("applies")) {
+      rec.reducer_loc = c_.loc();
+      rec.reducer = std::string(c_.expect(Tok::BareId, "an op such as 'stablehlo.add'").text);
+    }
+    c_.expect_word("across");
+    c_.expect_word("dimensions");
+    c_.expect(Tok::Equal, "'='");
+    if (!c_.is(Tok::LSquare)) c_.expected("'['");
+    std::vector<NamedAttr> dims;
+    dims.emplace_back("dimensions", parse_attr(c_, TypedValue::Forbidden));
+    add_attrs(rec, std::move(dims));
+  }
+
+  /// A reducer region after its label (`reducer` or `^bb0`): `(%a: t, %b: t)`, then (after
+  /// `:` for a block label) `{ %r = op %a, %b ... return %r ... }`. Only one op is read: it
+  /// becomes `rec.reducer`.
+  void parse_reducer_body(OpRecord& rec, const Token& label) {
+    Cursor::Nest nest(c_);
+    std::vector<std::string> args;
+    c_.expect(Tok::LParen, "'('");
+    do {
+      args.emplace_back(c_.expect(Tok::PercentId, "a reducer argument such as '%a'").text);
+      c_.expect(Tok::Colon, "':'");
+      parse_type(c_);
+    } while (c_.accept(Tok::Comma));
+    c_.expect(Tok::RParen, "')'");
+    if (args.size() != 2) {
+      c_.fail_at(label, fmt::format("expected 2 reducer arguments, got {}", args.size()));
+    }
+    if (c_.is(Tok::LParen)) c_.fail("a reduce of several operands is not supported");
+    bool block = label.kind == Tok::CaretId;
+    if (block) {
+      c_.expect(Tok::Colon, "':'");
+    } else {
+      c_.expect(Tok::LBrace, "'{'");
+    }
+    OpRecord op;
+    if (c_.is(Tok::PercentId)) {
+      Token res = c_.take();
+      c_.expect(Tok::Equal, "'='");
+      op.result = std::string(res.text);
+      op.loc = c_.loc_of(res);
+      op.name_loc = c_.loc();
+      if (c_.is(Tok::String)) {
+        parse_generic(op);
+      } else if (c_.is(Tok::BareId)) {
+        parse_custom(op);
+      } else {
+        c_.expected("an op name");
+      }
+      skip_trailing_loc();
+      bool on_args = op.operands.size() == 2 && !op.operands[0].name.empty() &&
+                     !op.operands[1].name.empty() &&
+                     ((op.operands[0].name == args[0] && op.operands[1].name == args[1]) ||
+                      (op.operands[0].name == args[1] && op.operands[1].name == args[0]));
+      if (!on_args) {
+        throw Error(op.name_loc, fmt::format("the reducer's op must combine its two arguments "
+                                             "{} and {}",
+                                             args[0], args[1]));
+      }
+    }
+    // stablehlo.return %r : t, or "stablehlo.return"(%r) : (t) -> ()
+    bool quoted = c_.is(Tok::String) && c_.tok().text == "\"stablehlo.return\"";
+    if (!quoted && !c_.is_word("stablehlo.return")) {
+      c_.expected(op.result.empty() ? "an op of the reducer"
+                                    : "'stablehlo.return' (a reducer of "
+                                      "one op is supported)");
+    }
+    Token ret = c_.take();
+    if (quoted) c_.expect(Tok::LParen, "'('");
+    OperandRef value = take_operand();
+    if (quoted) c_.expect(Tok::RParen, "')'");
+    c_.expect(Tok::Colon, "':'");
+    if (quoted) {
+      parse_types_in_parens();
+      c_.expect(Tok::Arrow, "'->'");
+      c_.expect(Tok::LParen, "'('");
+      c_.expect(Tok::RParen, "')'");
+    } else {
+      parse_type(c_);
+    }
+    skip_trailing_loc();
+    if (op.result.empty())
+      c_.fail_at(ret, "the reducer has no op (expected one op on its two arguments)");
+    if (value.name != op.result) {
+      throw Error(value.loc,
+                  fmt::format("the reducer must return {}, the result of its op", op.result));
+    }
+    c_.expect(Tok::RBrace, "'}'");
+    rec.reducer = op.name;
+    rec.reducer_loc = op.name_loc;
+  }
+
+  /// `[0:2, 1:4:2]` after stablehlo.slice's operand: the attributes start_indices,
+  /// limit_indices and strides (1 when not written).
+  void parse_slice_ranges(OpRecord& rec) {
+    auto list = [&] {
+      ParsedAttr a;
+      a.kind = ParsedAttr::Kind::List;
+      a.loc = c_.loc();
+      return a;
+    };
+    ParsedAttr starts = list(), limits = list(), strides = list();
+    c_.expect(Tok::LSquare, "'['");
+    if (!c_.is(Tok::RSquare)) {
+      do {
+        ParsedAttr* parts[] = {&starts, &limits, &strides};
+        for (int i = 0; i < 3; ++i) {
+          if (i > 0 && !c_.accept(Tok::Colon)) {
+            if (i == 1) c_.expected("':'");
+            ParsedAttr one;
+            one.kind = ParsedAttr::Kind::Int;
+            one.loc = c_.loc();
+            one.i = 1;
+            one.f = 1;
+            one.spelling = "1";
+            strides.elems.push_back(std::move(one));
+            break;
+          }
+          if (!c_.is(Tok::Integer)) c_.expected("an integer");
+          parts[i]->elems.push_back(parse_attr(c_, TypedValue::Forbidden));
+        }
+      } while (c_.accept(Tok::Comma));
+    }
+    c_.expect(Tok::RSquare, "']'");
+    std::vector<NamedAttr> attrs;
+    attrs.emplace_back("start_indices", std::move(starts));
+    attrs.emplace_back("limit_indices", std::move(limits));
+    attrs.emplace_back("strides", std::move(strides));
+    add_attrs(rec, std::move(attrs));
   }
 
   void parse_custom_item(OpRecord& rec) {

@@ -1,10 +1,18 @@
 // stablehlo.cpp: StableHLO ops converted to TTIR nodes as they are read.
+//
+// Most ops become one table op; compare, the logical and rounding ops, clamp, iota, pad and
+// reduce are expanded into a few with the graph Builder (define_expansion), reusing the tt-mlir
+// composites of ttir_composite.cpp where the logic is the same.
 #include "tilesat/graph/stablehlo.h"
 
 #include "text/import.h"
+#include "tilesat/graph/ttir_composites.h"
 
 #include <algorithm>
+#include <cfloat>
+#include <cmath>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <numeric>
 
 namespace tilesat {
@@ -40,6 +48,38 @@ constexpr StableHloOpMapping kMappings[] = {
     {"stablehlo.reshape", "ttir.reshape", "shape = the result shape"},
     {"stablehlo.convert", "ttir.typecast", "dtype = the result element type"},
     {"stablehlo.concatenate", "ttir.concat", "dim = d becomes concat{dim = d}"},
+    {"stablehlo.power", "ttir.pow", "same shapes, no attributes"},
+    {"stablehlo.select", "ttir.where",
+     "where(pred, on_true, on_false); pred may be rank-0; pretty form `: pred type, result type`"},
+    {"stablehlo.compare", "ttir.eq",
+     "comparison_direction EQ, NE, LT, LE, GT, GE: eq, ttir.ne, lt, ttir.le, gt, ttir.ge, the "
+     "1 or 0 typecast to the declared type (i1 reads as i32); compare_type ignored"},
+    {"stablehlo.clamp", "ttir.clamp_tensor",
+     "clamp(min, operand, max) becomes clamp_tensor(operand, min, max); min and max may be "
+     "rank-0"},
+    {"stablehlo.exponential_minus_one", "ttir.expm1", "elementwise"},
+    {"stablehlo.log_plus_one", "ttir.log1p", "elementwise"},
+    {"stablehlo.floor", "ttir.floor", "elementwise"},
+    {"stablehlo.ceil", "ttir.ceil", "elementwise"},
+    {"stablehlo.sign", "ttir.sign", "elementwise"},
+    {"stablehlo.tan", "ttir.tan", "elementwise"},
+    {"stablehlo.is_finite", "ttir.isfinite", "elementwise, the result typecast to i1 (as i32)"},
+    {"stablehlo.not", "ttir.logical_not", "booleans (i1) only"},
+    {"stablehlo.and", "ttir.logical_and", "booleans (i1) only"},
+    {"stablehlo.or", "ttir.logical_or", "booleans (i1) only"},
+    {"stablehlo.xor", "ttir.logical_xor", "booleans (i1) only"},
+    {"stablehlo.iota", "ttir.constant",
+     "dim = d (generic: iota_dimension) becomes a constant counting 0, 1, ... along d"},
+    {"stablehlo.slice", "ttir.slice",
+     "[start:limit:stride, ...] (generic: start_indices, limit_indices, strides) becomes "
+     "slice{begins, ends, step}"},
+    {"stablehlo.pad", "ttir.concat",
+     "low = [..], high = [..] (generic: edge_padding_low/high) with a constant padding value "
+     "become concats with full blocks of it; interior padding must be 0, edges at least 0"},
+    {"stablehlo.reduce", "ttir.sum",
+     "applies (or a reducer of one op) add: sum, maximum: max, minimum: neg(max(neg(x))) over "
+     "`dimensions`; an init value other than the reducer's identity is combined with the "
+     "result"},
 };
 
 } // namespace
@@ -69,6 +109,24 @@ const ParsedAttr* find_attr(const OpRecord& rec, std::initializer_list<std::stri
 const ParsedAttr& require_attr(const OpRecord& rec, std::initializer_list<std::string_view> keys) {
   if (const ParsedAttr* a = find_attr(rec, keys)) return *a;
   throw Error(rec.loc, fmt::format("'{}' needs attribute '{}'", rec.name, *keys.begin()));
+}
+
+/// Throws at the first custom-form value (`dense<...>`, a keyword) of an op that takes none.
+void reject_positional(const OpRecord& rec) {
+  if (!rec.positional.empty()) {
+    throw Error(rec.positional[0].loc, fmt::format("unexpected value {} in '{}'",
+                                                   render_attr(rec.positional[0]), rec.name));
+  }
+}
+
+/// The operand nodes of `rec`, which must number `n`.
+std::vector<NodeId> operands_of(FunctionScope& s, OpRecord& rec, size_t n) {
+  std::vector<NodeId> operands = resolve_operands(s, rec);
+  if (operands.size() != n) {
+    throw Error(rec.loc, fmt::format("'{}' expects {} operand{}, got {}", rec.name, n,
+                                     n == 1 ? "" : "s", operands.size()));
+  }
+  return operands;
 }
 
 void transpose_attrs(const OpRecord& rec, OpKind& kind, Attrs& attrs) {
@@ -125,6 +183,229 @@ void dot_general_attrs(const OpRecord& rec, Attrs& attrs) {
   set_matmul_transposes(rec, DotDims{lc, rc, lb, rb}, attrs);
 }
 
+/// The value of a constant node whose elements are all equal (a splat), or nullopt.
+std::optional<double> splat_value(const Graph& g, NodeId id) {
+  const Node& n = g.node(id);
+  if (n.kind == OpKind::Full) return n.attrs.get_or<double>("fill_value", 0.0);
+  if (n.kind != OpKind::Constant) return std::nullopt;
+  const auto& v = n.attrs.get<std::vector<double>>("value");
+  if (v.empty() || std::any_of(v.begin(), v.end(), [&](double x) { return x != v[0]; })) {
+    return std::nullopt;
+  }
+  return v[0];
+}
+
+/// The comparison of stablehlo.compare: the first value of the custom form (`GE, %a, %b`) or
+/// `comparison_direction = #stablehlo<comparison_direction GE>`.
+std::string comparison_direction(const OpRecord& rec) {
+  const ParsedAttr* a = find_attr(rec, {"comparison_direction"});
+  if (a == nullptr && !rec.positional.empty()) a = &rec.positional[0];
+  if (a == nullptr) {
+    throw Error(rec.loc, fmt::format("'{}' needs attribute 'comparison_direction'", rec.name));
+  }
+  std::string dir = a->text;
+  constexpr std::string_view head = "comparison_direction ";
+  if (size_t at = a->spelling.find(head);
+      a->kind == ParsedAttr::Kind::Alias && at != std::string::npos && a->spelling.back() == '>') {
+    dir = a->spelling.substr(at + head.size(), a->spelling.size() - at - head.size() - 1);
+  }
+  for (std::string_view d : {"EQ", "NE", "LT", "LE", "GT", "GE"}) {
+    if (dir == d && a->kind != ParsedAttr::Kind::String) return dir;
+  }
+  throw Error(a->loc, fmt::format("attribute 'comparison_direction' of '{}': expected EQ, NE, LT, "
+                                  "LE, GT or GE, got {}",
+                                  rec.name, render_attr(*a)));
+}
+
+/// The comparison as table ops (eq, lt, gt) or tt-mlir composites (ne, le, ge), 1 or 0 in the
+/// operands' type.
+void import_compare(FunctionScope& s, OpRecord& rec) {
+  std::string dir = comparison_direction(rec);
+  for (size_t i = rec.attr("comparison_direction") != nullptr ? 0 : 1; i < rec.positional.size();
+       ++i) {
+    const ParsedAttr& t = rec.positional[i];
+    bool type =
+        i == 1 && t.kind == ParsedAttr::Kind::Keyword &&
+        (t.text == "FLOAT" || t.text == "SIGNED" || t.text == "UNSIGNED" || t.text == "TOTALORDER");
+    if (!type) {
+      throw Error(t.loc,
+                  fmt::format("unexpected value {} in '{}'{}", render_attr(t), rec.name,
+                              i == 1 ? " (expected FLOAT, SIGNED, UNSIGNED or TOTALORDER)" : ""));
+    }
+  }
+  std::vector<NodeId> operands = operands_of(s, rec, 2);
+  std::string ttir = dir == "EQ" ? "eq" : dir == "LT" ? "lt" : dir == "GT" ? "gt" : dir;
+  std::transform(ttir.begin(), ttir.end(), ttir.begin(), [](char c) { return c | 0x20; });
+  Value a{operands[0]}, b{operands[1]};
+  define_expansion(s, rec, "ttir." + ttir, [&](Builder& bld) {
+    if (dir == "EQ") return bld.equal(a, b);
+    if (dir == "LT") return bld.less(a, b);
+    if (dir == "GT") return bld.greater(a, b);
+    return build_ttir_composite(bld, ttir, {a, b}, rec);
+  });
+}
+
+/// An op read as a tt-mlir composite (ttir_composite.cpp) over the same operands (clamp's
+/// reordered); the logical ops only on booleans.
+void import_as_composite(FunctionScope& s, OpRecord& rec, std::string_view composite) {
+  reject_positional(rec);
+  bool logical = composite.starts_with("logical_");
+  for (size_t i = 0; logical && i < rec.operands.size(); ++i) {
+    std::string element = i < rec.operand_elements.size() ? rec.operand_elements[i] : "";
+    if (element != "i1") {
+      throw Error(rec.operands[i].loc,
+                  fmt::format("operand #{} of '{}' has element type {}: only booleans (i1) are "
+                              "supported (bitwise integer ops are not)",
+                              i, rec.name, element.empty() ? std::string("unknown") : element));
+    }
+  }
+  size_t arity = composite == "clamp_tensor" ? 3 : logical && composite != "logical_not" ? 2 : 1;
+  std::vector<NodeId> operands = operands_of(s, rec, arity);
+  std::vector<Value> x;
+  for (NodeId id : operands) x.push_back(Value{id});
+  if (composite == "clamp_tensor") x = {x[1], x[0], x[2]}; // (min, operand, max)
+  define_expansion(s, rec, find_ttir_composite(composite)->reading,
+                   [&](Builder& b) { return build_ttir_composite(b, composite, x, rec); });
+}
+
+/// A constant counting along `dim` (generic: `iota_dimension`).
+void import_iota(FunctionScope& s, OpRecord& rec) {
+  reject_positional(rec);
+  const ParsedAttr& a = require_attr(rec, {"dim", "iota_dimension"});
+  auto d = std::get<int64_t>(convert_attr(a, AttrKind::Int, "dim", rec.name));
+  int64_t rank = rec.result_type.shape.rank();
+  if (d < 0 || d >= rank) {
+    throw Error(a.loc, fmt::format("attribute 'dim' of '{}': dim {} is out of range for rank {}",
+                                   rec.name, d, rank));
+  }
+  if (!rec.operands.empty()) {
+    throw Error(rec.operands[0].loc, fmt::format("'{}' takes no operands", rec.name));
+  }
+  define_expansion(s, rec, "constant",
+                   [&](Builder& b) { return counting_constant(b, rec, d, 0.0, 1.0); });
+}
+
+/// One integer per dim of `rank` in the attribute written under one of `keys` (`def` when
+/// absent and not required).
+std::vector<int64_t> per_dim(const OpRecord& rec, std::initializer_list<std::string_view> keys,
+                             int64_t rank, std::optional<int64_t> def = std::nullopt) {
+  const ParsedAttr* a = find_attr(rec, keys);
+  if (a == nullptr && def) return std::vector<int64_t>(static_cast<size_t>(rank), *def);
+  if (a == nullptr) require_attr(rec, keys);
+  std::vector<int64_t> v = int_list(*a, *keys.begin(), rec.name);
+  if (static_cast<int64_t>(v.size()) != rank) {
+    throw Error(a->loc, fmt::format("attribute '{}' of '{}': expected {} values (one per dim), "
+                                    "got {}",
+                                    *keys.begin(), rec.name, rank, v.size()));
+  }
+  return v;
+}
+
+/// Edge padding with a constant value: concats with full blocks (as ttir.pad).
+void import_pad(FunctionScope& s, OpRecord& rec) {
+  reject_positional(rec);
+  std::vector<NodeId> operands = operands_of(s, rec, 2);
+  int64_t rank = s.graph.node(operands[0]).type.shape.rank();
+  std::vector<int64_t> low = per_dim(rec, {"low", "edge_padding_low"}, rank);
+  std::vector<int64_t> high = per_dim(rec, {"high", "edge_padding_high"}, rank);
+  std::vector<int64_t> interior = per_dim(rec, {"interior", "interior_padding"}, rank, 0);
+  if (std::any_of(interior.begin(), interior.end(), [](int64_t n) { return n != 0; })) {
+    throw Error(find_attr(rec, {"interior", "interior_padding"})->loc,
+                fmt::format("attribute 'interior' of '{}': only zeros are supported, got [{}]",
+                            rec.name, fmt::join(interior, ", ")));
+  }
+  for (int64_t d = 0; d < rank; ++d) {
+    for (bool is_low : {true, false}) {
+      int64_t n = (is_low ? low : high)[static_cast<size_t>(d)];
+      if (n < 0) {
+        const ParsedAttr* a = is_low ? find_attr(rec, {"low", "edge_padding_low"})
+                                     : find_attr(rec, {"high", "edge_padding_high"});
+        throw Error(a->loc, fmt::format("attribute '{}' of '{}': negative padding {} for dim {} "
+                                        "is not supported",
+                                        is_low ? "low" : "high", rec.name, n, d));
+      }
+    }
+  }
+  std::optional<double> value = splat_value(s.graph, operands[1]);
+  if (!value || s.graph.node(operands[1]).type.shape.rank() != 0) {
+    throw Error(rec.operands[1].loc, fmt::format("'{}': the padding value {} must be a rank-0 "
+                                                 "constant",
+                                                 rec.name, rec.operands[1].name));
+  }
+  define_expansion(s, rec, "concat with full blocks of the padding value", [&](Builder& b) {
+    Value x{operands[0]};
+    for (int64_t d = 0; d < rank; ++d) {
+      x = pad_dim(b, x, d, low[static_cast<size_t>(d)], high[static_cast<size_t>(d)], *value);
+    }
+    return x;
+  });
+}
+
+/// A reduce whose reducer is one add, maximum or minimum: sum, max, or neg(max(neg(x))); an
+/// init value that is not the reducer's identity is combined with the result.
+void import_reduce(FunctionScope& s, OpRecord& rec) {
+  if (rec.reducer.empty()) {
+    throw Error(rec.loc, fmt::format("'{}' needs a reducer region", rec.name));
+  }
+  reject_positional(rec);
+  std::vector<NodeId> operands = resolve_operands(s, rec);
+  if (operands.size() != 2) {
+    throw Error(rec.loc, fmt::format("'{}' of {} operands: a reduce of several operands is not "
+                                     "supported",
+                                     rec.name, operands.size() / 2));
+  }
+  const std::string& op = rec.reducer;
+  if (op != "stablehlo.add" && op != "stablehlo.maximum" && op != "stablehlo.minimum") {
+    throw Error(rec.reducer_loc, fmt::format("reducer '{}' of '{}' is not supported (expected "
+                                             "stablehlo.add, stablehlo.maximum or "
+                                             "stablehlo.minimum)",
+                                             op, rec.name));
+  }
+  const TensorType& xt = s.graph.node(operands[0]).type;
+  const TensorType& it = s.graph.node(operands[1]).type;
+  if (it.shape.rank() != 0) {
+    throw Error(rec.operands[1].loc, fmt::format("'{}': the init value {} must be rank-0, got {}",
+                                                 rec.name, rec.operands[1].name, it.str()));
+  }
+  const ParsedAttr& da = require_attr(rec, {"dimensions"});
+  std::vector<int64_t> dims = int_list(da, "dimensions", rec.name);
+  std::vector<bool> seen(static_cast<size_t>(xt.shape.rank()), false);
+  for (int64_t d : dims) {
+    if (d < 0 || d >= xt.shape.rank() || seen[static_cast<size_t>(d)]) {
+      throw Error(da.loc, fmt::format("attribute 'dimensions' of '{}': dim {} is out of range or "
+                                      "repeated for rank {}",
+                                      rec.name, d, xt.shape.rank()));
+    }
+    seen[static_cast<size_t>(d)] = true;
+  }
+  std::optional<double> init = splat_value(s.graph, operands[1]);
+  // The identity of max and min: -inf and inf, or the type's lowest and highest value.
+  bool i32 = xt.dtype == DType::I32;
+  double lowest = i32 ? -2147483648.0 : -static_cast<double>(FLT_MAX);
+  double highest = i32 ? 2147483647.0 : static_cast<double>(FLT_MAX);
+  bool identity = init && (op == "stablehlo.add"       ? *init == 0.0
+                           : op == "stablehlo.maximum" ? *init <= lowest
+                                                       : *init >= highest);
+  std::string reading = op == "stablehlo.add"       ? "sum"
+                        : op == "stablehlo.maximum" ? "max"
+                                                    : "neg(max(neg(x)))";
+  if (!identity) reading += " combined with the init value";
+  define_expansion(s, rec, reading, [&](Builder& b) {
+    Value x{operands[0]}, v{operands[1]};
+    ReduceOptions o{.dims = dims};
+    Value r = x;
+    if (!dims.empty()) {
+      r = op == "stablehlo.add"       ? b.sum(x, o)
+          : op == "stablehlo.maximum" ? b.max(x, o)
+                                      : b.neg(b.max(b.neg(x), o));
+    }
+    if (identity) return r;
+    return op == "stablehlo.add"       ? b.add(r, v)
+           : op == "stablehlo.maximum" ? b.maximum(r, v)
+                                       : b.minimum(r, v);
+  });
+}
+
 } // namespace
 
 void import_stablehlo_op(FunctionScope& s, OpRecord& rec) {
@@ -132,7 +413,13 @@ void import_stablehlo_op(FunctionScope& s, OpRecord& rec) {
   if (m == nullptr) throw Error(rec.loc, fmt::format("unsupported StableHLO op '{}'", rec.name));
   if (!rec.has_result_type) throw Error(rec.loc, fmt::format("'{}' has no result type", rec.name));
   std::string_view op = std::string_view(rec.name).substr(10); // after "stablehlo."
-  OpKind kind = *op_by_name(m->ttir.substr(5));
+  std::string_view ttir = m->ttir.substr(5);
+  if (op == "compare") return import_compare(s, rec);
+  if (op == "iota") return import_iota(s, rec);
+  if (op == "pad") return import_pad(s, rec);
+  if (op == "reduce") return import_reduce(s, rec);
+  if (find_ttir_composite(ttir) != nullptr) return import_as_composite(s, rec, ttir);
+  OpKind kind = *op_by_name(ttir);
   const TensorType& rt = rec.result_type;
   Attrs attrs;
   if (op == "transpose") {
@@ -156,11 +443,14 @@ void import_stablehlo_op(FunctionScope& s, OpRecord& rec) {
   } else if (op == "concatenate") {
     const ParsedAttr& d = require_attr(rec, {"dim", "dimension"});
     attrs.set("dim", convert_attr(d, AttrKind::Int, "dim", rec.name));
+  } else if (op == "slice") {
+    attrs.set("begins", int_list(require_attr(rec, {"start_indices"}), "start_indices", rec.name));
+    attrs.set("ends", int_list(require_attr(rec, {"limit_indices"}), "limit_indices", rec.name));
+    if (const ParsedAttr* st = find_attr(rec, {"strides"})) {
+      attrs.set("step", int_list(*st, "strides", rec.name));
+    }
   }
-  if (op != "constant" && !rec.positional.empty()) {
-    throw Error(rec.positional[0].loc, fmt::format("unexpected value {} in '{}'",
-                                                   render_attr(rec.positional[0]), rec.name));
-  }
+  if (op != "constant") reject_positional(rec);
   std::vector<NodeId> operands = resolve_operands(s, rec);
   NodeId id = s.graph.add_op_typed(kind, std::move(operands), std::move(attrs), rt, rec.loc);
   define_result(s, rec, id);

@@ -64,11 +64,16 @@ struct OpRecord {
   SourceLoc name_loc;
   std::string result;
   std::vector<OperandRef> operands;
-  std::vector<NamedAttr> attrs;          // <{...}>, {...} and custom `key = value` items
-  std::vector<ParsedAttr> positional;    // custom-form values such as `dense<0.0>`
-  std::vector<TensorType> operand_types; // one per operand once the parser has matched them
+  std::vector<NamedAttr> attrs;              // <{...}>, {...} and custom `key = value` items
+  std::vector<ParsedAttr> positional;        // custom-form values such as `dense<0.0>`
+  std::vector<TensorType> operand_types;     // one per operand once the parser has matched them
+  std::vector<std::string> operand_elements; // each operand's element type as written ("i1")
   TensorType result_type;
   bool has_result_type = false;
+  /// stablehlo.reduce: the op combining two values (`applies stablehlo.add`, or the one op of
+  /// its reducer region), and where it is written.
+  std::string reducer;
+  SourceLoc reducer_loc;
 
   const ParsedAttr* attr(std::string_view key) const {
     for (const auto& [k, v] : attrs) {

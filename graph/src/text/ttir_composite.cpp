@@ -4,6 +4,8 @@
 // `ttir_composite_ops()`) and a function that builds the expansion with the graph Builder.
 // The expansion's nodes carry the op's location, an error inside it names the op, and its
 // result must have the declared shape (a declared element type that differs is a typecast).
+// That machinery (define_expansion) and the expansions themselves (build_ttir_composite,
+// pad_dim, counting_constant) are shared with the StableHLO importer through import.h.
 #include "text/import.h"
 #include "tilesat/graph/builder.h"
 #include "tilesat/graph/ttir_composites.h"
@@ -19,6 +21,39 @@ namespace {
 /// cumsum's triangle).
 constexpr int kMaxFoldedLog2 = 26;
 constexpr int64_t kMaxFoldedElements = int64_t{1} << kMaxFoldedLog2;
+
+} // namespace
+
+Value pad_dim(Builder& b, Value x, int64_t d, int64_t low, int64_t high, double value) {
+  auto block = [&](int64_t n) {
+    std::vector<int64_t> dims = b.type(x).shape.dims();
+    dims[static_cast<size_t>(d)] = n;
+    return b.full(Shape(dims), value, b.type(x).dtype);
+  };
+  std::vector<Value> parts;
+  if (low > 0) parts.push_back(block(low));
+  parts.push_back(x);
+  if (high > 0) parts.push_back(block(high));
+  return parts.size() > 1 ? b.concat(parts, d) : x;
+}
+
+Value counting_constant(Builder& b, const OpRecord& rec, int64_t d, double start, double step) {
+  const TensorType& rt = rec.result_type;
+  if (rt.shape.numel() > kMaxFoldedElements) {
+    throw Error(rec.loc, fmt::format("'{}': the result {} has more than 2^{} elements, too many "
+                                     "to hold as a constant",
+                                     rec.name, rt.str(), kMaxFoldedLog2));
+  }
+  Tensor t(TensorType{rt.dtype, rt.shape, {}});
+  int64_t inner = 1;
+  for (int64_t i = d + 1; i < rt.shape.rank(); ++i) inner *= rt.shape[i];
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    t[i] = static_cast<float>(start + step * static_cast<double>((i / inner) % rt.shape[d]));
+  }
+  return b.constant(t);
+}
+
+namespace {
 
 /// One op being expanded: its operands as Builder values and its attributes.
 struct Expansion {
@@ -275,20 +310,14 @@ Value pad(Expansion& e) {
   }
   double value = e.number("value", 0.0);
   for (int64_t d = 0; d < rank; ++d) {
-    std::vector<Value> parts;
     for (int side = 0; side < 2; ++side) {
       int64_t n = p[static_cast<size_t>(2 * d + side)];
       if (n < 0) {
         throw Error(at, fmt::format("attribute 'padding' of '{}': negative padding {} for dim {}",
                                     e.rec.name, n, d));
       }
-      if (side == 1) parts.push_back(x);
-      if (n == 0) continue;
-      std::vector<int64_t> dims = e.shape(x).dims();
-      dims[static_cast<size_t>(d)] = n;
-      parts.push_back(e.b.full(Shape(dims), value, e.dtype(x)));
     }
-    if (parts.size() > 1) x = e.b.concat(parts, d);
+    x = pad_dim(e.b, x, d, p[static_cast<size_t>(2 * d)], p[static_cast<size_t>(2 * d + 1)], value);
   }
   return x;
 }
@@ -321,18 +350,7 @@ Value arange(Expansion& e) {
                                        e.rec.name, std::max(count, 0.0), start, end, step, rt.str(),
                                        rt.shape.rank() == 0 ? 1 : rt.shape[d], d));
   }
-  if (rt.shape.numel() > kMaxFoldedElements) {
-    throw Error(e.rec.loc, fmt::format("'{}': the result {} has more than 2^{} elements, too many "
-                                       "to hold as a constant",
-                                       e.rec.name, rt.str(), kMaxFoldedLog2));
-  }
-  Tensor t(TensorType{rt.dtype, rt.shape, {}});
-  int64_t inner = 1;
-  for (int64_t i = d + 1; i < rt.shape.rank(); ++i) inner *= rt.shape[i];
-  for (int64_t i = 0; i < t.numel(); ++i) {
-    t[i] = static_cast<float>(start + step * static_cast<double>((i / inner) % rt.shape[d]));
-  }
-  return e.b.constant(t);
+  return counting_constant(e.b, e.rec, d, start, step);
 }
 // One dim's window [begin, end) by step, the other dims whole (a slice).
 Value index(Expansion& e) {
@@ -578,13 +596,28 @@ bool import_ttir_composite(FunctionScope& s, OpRecord& rec, std::string_view op)
     throw Error(rec.loc, fmt::format("'{}' expects {} operand{}, got {}", rec.name,
                                      entry->min_operands, entry->min_operands == 1 ? "" : "s", n));
   }
+  std::vector<Value> x;
+  for (NodeId id : operands) x.push_back(Value{id});
+  define_expansion(s, rec, entry->doc.reading,
+                   [&](Builder& b) { return build_ttir_composite(b, op, std::move(x), rec); });
+  return true;
+}
+
+Value build_ttir_composite(Builder& b, std::string_view op, std::vector<Value> x,
+                           const OpRecord& rec) {
+  const Entry* entry = find_entry(op);
+  if (entry == nullptr) throw Error(rec.loc, fmt::format("no tt-mlir composite '{}'", op));
+  Expansion e{b, std::move(x), rec};
+  return entry->build(e);
+}
+
+void define_expansion(FunctionScope& s, const OpRecord& rec, std::string_view reading,
+                      const std::function<Value(Builder&)>& build) {
   size_t first_new = s.graph.num_nodes();
   Builder b(s.graph);
-  Expansion e{b, {}, rec};
-  for (NodeId id : operands) e.x.push_back(Value{id});
   Value result;
   try {
-    result = entry->build(e);
+    result = build(b);
     const TensorType& rt = rec.result_type;
     if (b.type(result).shape != rt.shape) {
       throw Error(rec.loc, fmt::format("'{}': declared result type {}, but the operands give {}",
@@ -593,8 +626,8 @@ bool import_ttir_composite(FunctionScope& s, OpRecord& rec, std::string_view op)
     if (b.type(result).dtype != rt.dtype) result = b.typecast(result, rt.dtype);
   } catch (const Error& err) {
     if (!err.diagnostic().loc.file.empty() || err.diagnostic().loc.line != 0) throw;
-    throw Error(rec.loc, fmt::format("'{}' (read as {}): {}", rec.name, entry->doc.reading,
-                                     err.diagnostic().message));
+    throw Error(rec.loc,
+                fmt::format("'{}' (read as {}): {}", rec.name, reading, err.diagnostic().message));
   }
   for (size_t id = first_new; id < s.graph.num_nodes(); ++id) {
     s.graph.mutable_node(static_cast<NodeId>(id)).loc = rec.loc;
@@ -604,7 +637,6 @@ bool import_ttir_composite(FunctionScope& s, OpRecord& rec, std::string_view op)
   } else {
     define_result(s, rec, result.id);
   }
-  return true;
 }
 
 } // namespace tilesat::text

@@ -131,8 +131,9 @@ void convert_hardmax(NodeContext& c) {
   Builder& b = c.builder();
   auto [in, axis] = softmax_operand(c);
   TensorType it = b.type(in);
-  Value one_hot = b.equal(iota(b, it.shape[axis], axis, it.shape.rank(), DType::F32),
-                          arg_max_kept(b, in, axis, false));
+  Value idx = iota(b, it.shape[axis], axis, it.shape.rank(), DType::F32);
+  Value arg = arg_max_kept(b, in, axis, false);
+  Value one_hot = b.equal(idx, arg);
   if (it.dtype != DType::F32) one_hot = b.typecast(one_hot, it.dtype);
   c.set_output(0, shaped_as_input(c, one_hot));
 }
@@ -249,7 +250,9 @@ void convert_leaky_relu(NodeContext& c) {
   Value slope = c.node().op_type() == "PRelu" ? operand_like(c, 1, d, true)
                                               : b.scalar(c.attr_float("alpha", 0.01), d);
   Value zero = b.scalar(0, d);
-  c.set_output(0, b.add(b.maximum(x, zero), b.multiply(slope, b.minimum(x, zero))));
+  Value pos = b.maximum(x, zero);
+  Value neg = b.multiply(slope, b.minimum(x, zero));
+  c.set_output(0, b.add(pos, neg));
 }
 
 void convert_compare_or_equal(NodeContext& c) {
@@ -282,22 +285,36 @@ Value atan_graph(Builder& b, Value x) {
   Value a = b.abs(x);
   Value inverted = b.greater(a, k(1));
   a = b.where(inverted, b.reciprocal(a), a);
-  for (int halving = 0; halving < 2; ++halving)
-    a = b.divide(a, b.add(k(1), b.sqrt(b.add(k(1), b.multiply(a, a)))));
+  for (int halving = 0; halving < 2; ++halving) {
+    Value outer_one = k(1);
+    Value inner_one = k(1);
+    Value square = b.multiply(a, a);
+    Value root = b.sqrt(b.add(inner_one, square));
+    a = b.divide(a, b.add(outer_one, root));
+  }
   Value z = b.multiply(a, a);
   Value p = k(-1.0 / 15);
-  for (int n = 13; n >= 1; n -= 2) p = b.add(b.multiply(p, z), k((n % 4 == 1 ? 1.0 : -1.0) / n));
-  Value r = b.multiply(k(4), b.multiply(p, a));
+  for (int n = 13; n >= 1; n -= 2) {
+    Value pz = b.multiply(p, z);
+    p = b.add(pz, k((n % 4 == 1 ? 1.0 : -1.0) / n));
+  }
+  Value four = k(4);
+  Value r = b.multiply(four, b.multiply(p, a));
   r = b.where(inverted, b.subtract(k(std::numbers::pi / 2), r), r);
-  return b.where(b.less(x, k(0)), b.neg(r), r);
+  Value negative = b.less(x, k(0));
+  return b.where(negative, b.neg(r), r);
 }
 
 Value gelu_tanh(Builder& b, Value x) {
   DType d = b.type(x).dtype;
   auto k = [&](double v) { return b.scalar(v, d); };
-  Value inner = b.multiply(b.add(x, b.multiply(k(0.044715), b.multiply(x, b.multiply(x, x)))),
-                           k(std::sqrt(2.0 / std::numbers::pi)));
-  return b.multiply(b.multiply(x, k(0.5)), b.add(k(1), b.tanh(inner)));
+  Value coef = k(0.044715);
+  Value cube = b.multiply(x, b.multiply(x, x));
+  Value sum = b.add(x, b.multiply(coef, cube));
+  Value inner = b.multiply(sum, k(std::sqrt(2.0 / std::numbers::pi)));
+  Value half_x = b.multiply(x, k(0.5));
+  Value one = k(1);
+  return b.multiply(half_x, b.add(one, b.tanh(inner)));
 }
 
 void convert_math(NodeContext& c) {
@@ -309,26 +326,40 @@ void convert_math(NodeContext& c) {
   Value y = x;
   if (type == "Sinh" || type == "Cosh") {
     Value e = b.exp(x), f = b.exp(b.neg(x));
-    y = b.multiply(type == "Sinh" ? b.subtract(e, f) : b.add(e, f), k(0.5));
+    Value twice = type == "Sinh" ? b.subtract(e, f) : b.add(e, f);
+    y = b.multiply(twice, k(0.5));
   } else if (type == "Tan") {
-    y = b.divide(b.sin(x), b.cos(x));
+    Value sine = b.sin(x);
+    y = b.divide(sine, b.cos(x));
   } else if (type == "Atan") {
     y = atan_graph(b, x);
   } else if (type == "Asin" || type == "Acos") {
     // Half-angle forms, well conditioned up to +-1 (NaN past them): asin(x) =
     // 2 atan(x / (1 + sqrt((1 - x)(1 + x)))), acos(x) = 2 atan(sqrt((1 - x) / (1 + x))).
     Value below = b.subtract(k(1), x), above = b.add(k(1), x);
-    Value t = type == "Asin" ? b.divide(x, b.add(k(1), b.sqrt(b.multiply(below, above))))
-                             : b.sqrt(b.divide(below, above));
-    y = b.multiply(k(2), atan_graph(b, t));
+    Value t;
+    if (type == "Asin") {
+      Value one = k(1);
+      t = b.divide(x, b.add(one, b.sqrt(b.multiply(below, above))));
+    } else {
+      t = b.sqrt(b.divide(below, above));
+    }
+    Value two = k(2);
+    y = b.multiply(two, atan_graph(b, t));
   } else if (type == "Asinh") {
-    y = b.log(b.add(x, b.sqrt(b.add(b.multiply(x, x), k(1)))));
+    Value square = b.multiply(x, x);
+    y = b.log(b.add(x, b.sqrt(b.add(square, k(1)))));
   } else if (type == "Acosh") {
-    y = b.log(b.add(x, b.sqrt(b.subtract(b.multiply(x, x), k(1)))));
+    Value square = b.multiply(x, x);
+    y = b.log(b.add(x, b.sqrt(b.subtract(square, k(1)))));
   } else if (type == "Atanh") {
-    y = b.multiply(b.log(b.divide(b.add(k(1), x), b.subtract(k(1), x))), k(0.5));
+    Value num = b.add(k(1), x);
+    Value den = b.subtract(k(1), x);
+    Value log_ratio = b.log(b.divide(num, den));
+    y = b.multiply(log_ratio, k(0.5));
   } else if (type == "Sign") {
-    y = b.subtract(b.greater(x, k(0)), b.less(x, k(0)));
+    Value positive = b.greater(x, k(0));
+    y = b.subtract(positive, b.less(x, k(0)));
   } else if (type == "ThresholdedRelu" || type == "Softplus" || type == "Softsign") {
     y = apply_activation(b, Activation{type, c.attr_float("alpha", 1.0), 0}, x);
   } else if (type == "Mish") {
@@ -347,14 +378,21 @@ void convert_math(NodeContext& c) {
     }
   } else if (type == "Shrink") {
     double bias = c.attr_float("bias", 0.0), lambd = c.attr_float("lambd", 0.5);
-    y = b.where(b.less(x, k(-lambd)), b.add(x, k(bias)),
-                b.where(b.greater(x, k(lambd)), b.subtract(x, k(bias)), k(0)));
+    Value below = b.less(x, k(-lambd));
+    Value raised = b.add(x, k(bias));
+    Value above = b.greater(x, k(lambd));
+    Value lowered = b.subtract(x, k(bias));
+    Value rest = b.where(above, lowered, k(0));
+    y = b.where(below, raised, rest);
   } else if (type == "Elu" || type == "Selu" || type == "Celu") {
     // x where x > 0, else alpha * (exp(x) - 1) (Celu: alpha * (exp(x / alpha) - 1)); Selu
     // scales both by gamma.
     double alpha = c.attr_float("alpha", type == "Selu" ? 1.67326319217681884765625 : 1.0);
     Value e = type == "Celu" ? b.exp(b.divide(x, k(alpha))) : b.exp(x);
-    y = b.where(b.greater(x, k(0)), x, b.multiply(k(alpha), b.subtract(e, k(1))));
+    Value positive = b.greater(x, k(0));
+    Value scale = k(alpha);
+    Value negative = b.multiply(scale, b.subtract(e, k(1)));
+    y = b.where(positive, x, negative);
     if (type == "Selu") y = b.multiply(y, k(c.attr_float("gamma", 1.05070102214813232421875)));
   } else if (type == "GlobalMaxPool") {
     y = b.max(x, keep(spatial_dims(c, b.type(x).shape)));
@@ -364,14 +402,16 @@ void convert_math(NodeContext& c) {
     Value t = b.typecast(b.typecast(x, DType::I32), d);
     y = type == "Floor" ? b.subtract(t, b.less(x, t)) : b.add(t, b.greater(x, t));
   } else if (type == "IsNaN") {
-    y = b.subtract(k(1), b.equal(x, x));
+    Value one = k(1);
+    y = b.subtract(one, b.equal(x, x));
   } else if (type == "MeanVarianceNormalization") {
     std::vector<int64_t> axes = c.attr_ints("axes", {0, 2, 3});
     int64_t rank = b.type(x).shape.rank();
     for (int64_t& a : axes) a = norm_axis(a, std::max<int64_t>(rank, 1), "'axes'");
     Value centered = b.subtract(x, b.mean(x, keep(axes)));
     Value var = b.mean(b.multiply(centered, centered), keep(axes));
-    y = b.divide(centered, b.add(b.sqrt(var), k(1e-9)));
+    Value root = b.sqrt(var);
+    y = b.divide(centered, b.add(root, k(1e-9)));
   } else if (type == "IsInf") {
     bool pos = c.attr_int("detect_positive", 1) != 0, neg = c.attr_int("detect_negative", 1) != 0;
     double inf = std::numeric_limits<double>::infinity();

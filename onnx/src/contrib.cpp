@@ -86,7 +86,8 @@ Value padding_mask(NodeContext& c, size_t i, int64_t batch, int64_t seq, int64_t
 Value attend(Builder& b, Value q, Value k, Value v, double scale, const std::vector<Value>& masks,
              bool causal, double filter) {
   DType d = b.type(q).dtype;
-  Value scores = b.multiply(b.matmul(q, k, {.transpose_b = true}), b.scalar(scale, d));
+  Value products = b.matmul(q, k, {.transpose_b = true});
+  Value scores = b.multiply(products, b.scalar(scale, d));
   for (Value m : masks) scores = b.add(scores, m);
   if (causal) {
     int64_t s = b.type(q).shape[2], t = b.type(k).shape[2];
@@ -149,7 +150,8 @@ void convert_bias_add(NodeContext& c) {
   Builder& b = c.builder();
   Value x = c.operand(0);
   DType d = b.type(x).dtype;
-  c.set_output(0, b.add(b.add(x, operand_as(c, 1, d)), operand_as(c, 2, d)));
+  Value first = b.add(x, operand_as(c, 1, d));
+  c.set_output(0, b.add(first, operand_as(c, 2, d)));
 }
 
 // SkipLayerNormalization (input, skip, gamma, beta?, bias?) and its RMS form
@@ -220,7 +222,9 @@ void convert_embed_layer_norm(NodeContext& c) {
   }
   sum = b.add(sum, positions);
   if (c.has_input(1) && c.has_input(4)) {
-    sum = b.add(sum, b.take(operand_as(c, 4, d), indices(c.operand(1)), 0));
+    Value segments_table = operand_as(c, 4, d);
+    Value segment_ids = indices(c.operand(1));
+    sum = b.add(sum, b.take(segments_table, segment_ids, 0));
   } else if (c.has_input(1) != c.has_input(4)) {
     c.fail("expected both segment_ids and segment_embedding, or neither");
   }
@@ -309,9 +313,11 @@ void convert_multi_head_attention(NodeContext& c) {
   std::vector<Value> masks;
   if (c.has_input(4)) masks.push_back(padding_mask(c, 4, qs[0], qs[1], ks[1], filter, d));
   if (c.has_input(5)) masks.push_back(operand_as(c, 5, d));
-  Value out =
-      attend(b, heads(b, q, n), heads(b, k, n), heads(b, v, n), attention_scale(c, qs[2] / n),
-             masks, c.attr_int("unidirectional", 0) != 0, filter);
+  Value qh = heads(b, q, n);
+  Value kh = heads(b, k, n);
+  Value vh = heads(b, v, n);
+  Value out = attend(b, qh, kh, vh, attention_scale(c, qs[2] / n), masks,
+                     c.attr_int("unidirectional", 0) != 0, filter);
   c.set_output(0, merge_heads(b, out));
 }
 
@@ -419,8 +425,10 @@ void convert_contrib_rotary(NodeContext& c) {
     Value half = columns(b, rows, 0, rot / 2);
     return b.reshape(b.concat({half, half}, 2), {rs[0], rs[1], 1, rot});
   };
-  Value rotated = b.rotary_embedding(rot == head ? h : columns(b, h, 0, rot), table(cos_cache),
-                                     table(sin_cache));
+  Value part = rot == head ? h : columns(b, h, 0, rot);
+  Value cos_table = table(cos_cache);
+  Value sin_table = table(sin_cache);
+  Value rotated = b.rotary_embedding(part, cos_table, sin_table);
   if (rot < head) rotated = b.concat({rotated, columns(b, h, rot, head)}, 3);
   c.set_output(0, flat ? b.reshape(rotated, xs.dims()) : b.permute(rotated, {0, 2, 1, 3}));
 }

@@ -249,8 +249,9 @@ void convert_pool(NodeContext& c) {
   const Shape xs = b.type(x).shape;
   if (xs.rank() == 5) c.fail("expected no Indices output from a 3-D MaxPool");
   ConvWindow win = as_2d(window_of(c, spatial_extents(c, xs), c.attr_ints("kernel_shape", {})));
-  Value i = max_pool_indices(c, lifted_input(b, x), lifted_input(b, y), win,
-                             c.attr_int("storage_order", 0) == 1);
+  Value x2 = lifted_input(b, x);
+  Value y2 = lifted_input(b, y);
+  Value i = max_pool_indices(c, x2, y2, win, c.attr_int("storage_order", 0) == 1);
   c.set_output(1, lowered_result(b, xs, i));
 }
 
@@ -301,7 +302,8 @@ void convert_fused_conv(NodeContext& c) {
     params.assign(a->floats().begin(), a->floats().end());
   if (name == "Clip") {
     if (params.size() != 2) c.fail("expected 'activation_params' min and max for Clip");
-    y = b.minimum(b.maximum(y, b.scalar(params[0], d)), b.scalar(params[1], d));
+    Value clamped = b.maximum(y, b.scalar(params[0], d));
+    y = b.minimum(clamped, b.scalar(params[1], d));
   } else if (!name.empty()) {
     std::span<const float> alphas(params), betas;
     if (name == "HardSigmoid" && params.size() == 2) {

@@ -236,7 +236,9 @@ private:
       xs.insert(xs.begin(), nb);
       ys.insert(ys.begin(), nb);
     }
-    Value p = b_.matmul(shaped(x, xs), shaped(y, ys));
+    Value x2 = shaped(x, xs);
+    Value y2 = shaped(y, ys);
+    Value p = b_.matmul(x2, y2);
     std::vector<Label> labels = concat(concat(batch, rows), cols);
     std::vector<int64_t> dims;
     for (Label l : labels) dims.push_back(extent_.at(l));

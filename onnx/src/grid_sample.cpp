@@ -110,8 +110,10 @@ template <class M>
 typename M::Num nearest_even(const M& m, typename M::Num x) {
   auto fl = m.floor(x);
   auto frac = m.sub(x, fl);
-  auto odd = m.sub(fl, m.mul(m.k(2), m.floor(m.mul(fl, m.k(0.5)))));
-  auto up = m.add(m.greater(frac, m.k(0.5)), m.mul(m.equal(frac, m.k(0.5)), odd));
+  auto two = m.k(2);
+  auto odd = m.sub(fl, m.mul(two, m.floor(m.mul(fl, m.k(0.5)))));
+  auto above = m.greater(frac, m.k(0.5));
+  auto up = m.add(above, m.mul(m.equal(frac, m.k(0.5)), odd));
   return m.add(fl, up);
 }
 
@@ -119,18 +121,29 @@ typename M::Num nearest_even(const M& m, typename M::Num x) {
 template <class M>
 typename M::Num reflect_into(const M& m, typename M::Num x, double lo, double hi) {
   double span = hi - lo;
-  if (span == 0) return m.add(m.mul(x, m.k(0)), m.k(lo)); // a one-pixel axis with align_corners
+  if (span == 0) { // a one-pixel axis with align_corners
+    auto zero = m.mul(x, m.k(0));
+    return m.add(zero, m.k(lo));
+  }
   auto below = m.less(x, m.k(lo));
   auto above = m.greater(x, m.k(hi));
   // The distance past the bound crossed, as n whole spans and a remainder r.
-  auto past = m.add(m.max(m.sub(m.k(lo), x), m.k(0)), m.max(m.sub(x, m.k(hi)), m.k(0)));
+  auto lo_gap = m.sub(m.k(lo), x);
+  auto past_lo = m.max(lo_gap, m.k(0));
+  auto hi_gap = m.sub(x, m.k(hi));
+  auto past_hi = m.max(hi_gap, m.k(0));
+  auto past = m.add(past_lo, past_hi);
   auto n = m.floor(m.div(past, m.k(span)));
   auto r = m.sub(past, m.mul(n, m.k(span)));
-  auto odd = m.sub(n, m.mul(m.k(2), m.floor(m.mul(n, m.k(0.5)))));
+  auto two = m.k(2);
+  auto odd = m.sub(n, m.mul(two, m.floor(m.mul(n, m.k(0.5)))));
   // After an even number of whole spans a point below lands r above lo, after an odd number r
   // below hi; the other way round for a point above.
-  auto from_lo = m.add(m.mul(below, m.sub(m.k(1), odd)), m.mul(above, odd));
-  auto inside = m.select(from_lo, m.add(r, m.k(lo)), m.sub(m.k(hi), r));
+  auto even_below = m.mul(below, m.sub(m.k(1), odd));
+  auto from_lo = m.add(even_below, m.mul(above, odd));
+  auto above_lo = m.add(r, m.k(lo));
+  auto below_hi = m.sub(m.k(hi), r);
+  auto inside = m.select(from_lo, above_lo, below_hi);
   return m.select(m.add(below, above), inside, x);
 }
 
@@ -140,14 +153,28 @@ template <class M>
 typename M::Num source_coordinate(const M& m, typename M::Num g, const SampleAxis& a,
                                   const Sampling& s) {
   auto l = static_cast<double>(a.extent);
-  auto x = s.align_corners ? m.mul(m.add(g, m.k(1)), m.k((l - 1) / 2))
-                           : m.mul(m.sub(m.mul(m.add(g, m.k(1)), m.k(l)), m.k(1)), m.k(0.5));
+  auto g1 = m.add(g, m.k(1));
+  typename M::Num x;
+  if (s.align_corners) {
+    x = m.mul(g1, m.k((l - 1) / 2));
+  } else {
+    auto scaled = m.mul(g1, m.k(l));
+    auto less_one = m.sub(scaled, m.k(1));
+    x = m.mul(less_one, m.k(0.5));
+  }
   // Past 3 pixels out every tap is outside too: zeros and border give the same there, and the
   // coordinate stays small enough for floor's round trip through i32.
-  if (s.padding != PaddingMode::Reflection) x = m.min(m.max(x, m.k(-4)), m.k(l + 3));
+  if (s.padding != PaddingMode::Reflection) {
+    auto clamped = m.max(x, m.k(-4));
+    x = m.min(clamped, m.k(l + 3));
+  }
   if (s.mode == SampleMode::Nearest) x = nearest_even(m, x);
   if (s.padding == PaddingMode::Border) {
-    x = m.select(m.less(x, m.k(a.lo)), m.k(0), m.select(m.greater(x, m.k(a.hi)), m.k(l - 1), x));
+    auto below = m.less(x, m.k(a.lo));
+    auto first = m.k(0);
+    auto above = m.greater(x, m.k(a.hi));
+    auto last = m.k(l - 1);
+    x = m.select(below, first, m.select(above, last, x));
   } else if (s.padding == PaddingMode::Reflection) {
     x = reflect_into(m, x, a.lo, a.hi);
   }
@@ -164,17 +191,22 @@ struct SampleTap {
 template <class M>
 typename M::Num cubic_far(const M& m, typename M::Num u) {
   constexpr double A = -0.75;
-  auto v = m.add(m.mul(m.k(A), u), m.k(-5 * A));
-  v = m.add(m.mul(v, u), m.k(8 * A));
-  return m.add(m.mul(v, u), m.k(-4 * A));
+  auto v = m.mul(m.k(A), u);
+  v = m.add(v, m.k(-5 * A));
+  v = m.mul(v, u);
+  v = m.add(v, m.k(8 * A));
+  v = m.mul(v, u);
+  return m.add(v, m.k(-4 * A));
 }
 
 /// ... and at distance u in [0, 1].
 template <class M>
 typename M::Num cubic_near(const M& m, typename M::Num u) {
   constexpr double A = -0.75;
-  auto v = m.add(m.mul(m.k(A + 2), u), m.k(-(A + 3)));
-  return m.add(m.mul(m.mul(v, u), u), m.k(1));
+  auto v = m.mul(m.k(A + 2), u);
+  v = m.add(v, m.k(-(A + 3)));
+  v = m.mul(m.mul(v, u), u);
+  return m.add(v, m.k(1));
 }
 
 /// The taps at source coordinate x, their indices padded as the spec does (zeros leaves them:
@@ -202,7 +234,8 @@ std::vector<SampleTap<typename M::Num>> sample_taps(const M& m, typename M::Num 
   }
   for (SampleTap<Num>& tap : out) {
     if (s.padding == PaddingMode::Border) {
-      tap.index = m.min(m.max(tap.index, m.k(0)), m.k(static_cast<double>(a.extent - 1)));
+      auto clamped = m.max(tap.index, m.k(0));
+      tap.index = m.min(clamped, m.k(static_cast<double>(a.extent - 1)));
     } else if (s.padding == PaddingMode::Reflection) {
       tap.index = reflect_into(m, tap.index, a.lo, a.hi);
     }
@@ -304,8 +337,9 @@ std::pair<Value, Value> graph_factors(Builder& b, Value grid, const SampleSizes&
 
 /// S [N, Q, P] from its factors: S[n, h * W + w, p] = fy[n, h, p] fx[n, w, p].
 Value matrix_of(Builder& b, Value fx, Value fy, const SampleSizes& z) {
-  Value st =
-      b.multiply(b.reshape(fy, {z.n, z.h_in, 1, z.p()}), b.reshape(fx, {z.n, 1, z.w_in, z.p()}));
+  Value rows = b.reshape(fy, {z.n, z.h_in, 1, z.p()});
+  Value cols = b.reshape(fx, {z.n, 1, z.w_in, z.p()});
+  Value st = b.multiply(rows, cols);
   return b.reshape(st, {z.n, z.q(), z.p()});
 }
 

@@ -55,7 +55,8 @@ Value nll(NodeContext& c, Value x, const HostTensor& target, size_t weight_input
   if (reduction != "mean")
     c.fail(fmt::format("expected 'reduction' none, sum or mean, got '{}'", reduction));
   // The mean weighs each element by its target's weight (0 where ignored).
-  return b.divide(b.sum(loss, ReduceOptions{}), b.sum(mask, ReduceOptions{}));
+  Value total = b.sum(loss, ReduceOptions{});
+  return b.divide(total, b.sum(mask, ReduceOptions{}));
 }
 
 } // namespace

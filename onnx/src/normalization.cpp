@@ -61,9 +61,9 @@ void convert_lrn(NodeContext& c) {
   for (int64_t i = 0; i < rank; ++i) back[static_cast<size_t>(last[static_cast<size_t>(i)])] = i;
   Value squares = b.permute(b.multiply(x, x), last);
   Value sums = b.matmul(squares, b.constant(Shape{channels, channels}, std::move(band), t.dtype));
-  Value denom = b.add(
-      b.scalar(bias, t.dtype),
-      b.multiply(b.scalar(alpha / static_cast<double>(size), t.dtype), b.permute(sums, back)));
+  Value shift = b.scalar(bias, t.dtype);
+  Value scale = b.scalar(alpha / static_cast<double>(size), t.dtype);
+  Value denom = b.add(shift, b.multiply(scale, b.permute(sums, back)));
   c.set_output(0, b.divide(x, b.pow(denom, b.scalar(beta, t.dtype))));
 }
 

@@ -32,8 +32,10 @@ double hard_sigmoid(double x, double alpha, double beta) {
 
 Value hard_sigmoid(Builder& b, Value x, double alpha, double beta) {
   DType d = b.type(x).dtype;
-  Value y = b.add(b.multiply(x, b.scalar(alpha, d)), b.scalar(beta, d));
-  return b.minimum(b.relu(y), b.scalar(1.0, d));
+  Value scaled = b.multiply(x, b.scalar(alpha, d));
+  Value y = b.add(scaled, b.scalar(beta, d));
+  Value positive = b.relu(y);
+  return b.minimum(positive, b.scalar(1.0, d));
 }
 
 Value pad_constant(Builder& b, Value x, int64_t axis, int64_t before, int64_t after, double value) {

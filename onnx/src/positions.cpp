@@ -111,8 +111,8 @@ void scatter(NodeContext& c, const std::vector<int64_t>& target) {
   std::vector<double> m(static_cast<size_t>(u_count * n), 0.0);
   for (int64_t u = 0; u < u_count; ++u)
     m[static_cast<size_t>(u * n + target[static_cast<size_t>(u)])] += 1.0;
-  Value added = b.matmul(b.reshape(updates, {1, u_count}),
-                         b.constant(Shape{u_count, n}, std::move(m), t.dtype));
+  Value row = b.reshape(updates, {1, u_count});
+  Value added = b.matmul(row, b.constant(Shape{u_count, n}, std::move(m), t.dtype));
   c.set_output(0, b.add(data, b.reshape(added, t.shape.dims())));
 }
 

@@ -329,10 +329,13 @@ void convert_qlinear_binary(NodeContext& c) {
   Value y;
   if (c.node().op_type() == "QLinearAdd") {
     // (A - A_zero_point) * A_scale / C_scale + (B - B_zero_point) * B_scale / C_scale.
-    y = bl.add(bl.multiply(a, multiplier(c, {as}, cs)), bl.multiply(b, multiplier(c, {bs}, cs)));
+    Value a_part = bl.multiply(a, multiplier(c, {as}, cs));
+    Value b_part = bl.multiply(b, multiplier(c, {bs}, cs));
+    y = bl.add(a_part, b_part);
   } else {
     // The product of integers below 2^16 (exact), times A_scale * B_scale / C_scale.
-    y = bl.multiply(bl.multiply(a, b), multiplier(c, {as, bs}, cs));
+    Value product = bl.multiply(a, b);
+    y = bl.multiply(product, multiplier(c, {as, bs}, cs));
   }
   c.set_output(0, output_from(c, y, 7, 0, "C_zero_point", "A"));
 }
@@ -346,12 +349,14 @@ void convert_qlinear_activation(NodeContext& c) {
   if (c.node().op_type() == "QLinearLeakyRelu") {
     // leaky_relu(s * v) = s * leaky_relu(v) for s > 0 (scales are positive).
     Activation a{"LeakyRelu", c.attr_float("alpha", 0.01)};
-    y = b.multiply(apply_activation(b, a, x), multiplier(c, {xs}, ys));
+    Value act = apply_activation(b, a, x);
+    y = b.multiply(act, multiplier(c, {xs}, ys));
   } else {
     // The sigmoid of the real value, over Y_scale.
     Activation a{"Sigmoid"};
     Value real = b.multiply(x, scale_scalar(c, xs));
-    y = b.divide(apply_activation(b, a, real), scale_scalar(c, ys));
+    Value act = apply_activation(b, a, real);
+    y = b.divide(act, scale_scalar(c, ys));
   }
   c.set_output(0, output_from(c, y, 4, 0, "Y_zero_point", "X"));
 }
@@ -416,8 +421,9 @@ void convert_qgemm(NodeContext& c) {
   if (!c.has_input(7)) {
     // The real value, in f32.
     scale_data(c, 4, "b_scale");
-    Value m = b.multiply(b.multiply(scale_scalar(c, a_scale), b.scalar(alpha, DType::F32)),
-                         param_operand(c, 4, DType::F32, b_scale.dims));
+    Value a_scalar = scale_scalar(c, a_scale);
+    Value scaled = b.multiply(a_scalar, b.scalar(alpha, DType::F32));
+    Value m = b.multiply(scaled, param_operand(c, 4, DType::F32, b_scale.dims));
     c.set_output(0, b.multiply(acc, m));
     return;
   }

@@ -197,9 +197,13 @@ Value round_graph(Builder& b, Value x) {
   auto trunc = [&](Value v) { return b.typecast(b.typecast(v, DType::I32), d); };
   Value t = trunc(x);
   Value f = b.subtract(x, t);
-  Value odd = b.abs(b.subtract(t, b.multiply(k(2), trunc(b.divide(t, k(2))))));
-  Value up = b.add(b.greater(f, k(0.5)), b.multiply(odd, b.equal(f, k(0.5))));
-  Value down = b.add(b.less(f, k(-0.5)), b.multiply(odd, b.equal(f, k(-0.5))));
+  Value two = k(2);
+  Value half = trunc(b.divide(t, k(2)));
+  Value odd = b.abs(b.subtract(t, b.multiply(two, half)));
+  Value above = b.greater(f, k(0.5));
+  Value up = b.add(above, b.multiply(odd, b.equal(f, k(0.5))));
+  Value below = b.less(f, k(-0.5));
+  Value down = b.add(below, b.multiply(odd, b.equal(f, k(-0.5))));
   return b.add(t, b.subtract(up, down));
 }
 
@@ -207,7 +211,8 @@ Value round_saturate(Builder& b, Value v, const Value* zero_point, IntRange r) {
   Value q = round_graph(b, v);
   if (zero_point != nullptr) q = b.add(q, *zero_point);
   DType d = b.type(q).dtype;
-  return b.minimum(b.maximum(q, b.scalar(r.lo, d)), b.scalar(r.hi, d));
+  Value clamped = b.maximum(q, b.scalar(r.lo, d));
+  return b.minimum(clamped, b.scalar(r.hi, d));
 }
 
 std::optional<std::vector<int64_t>> per_axis_dims(NodeContext& c, size_t param, const Shape& x,
@@ -307,9 +312,12 @@ void convert_dynamic_quantize_linear(NodeContext& c) {
   for (int64_t d = 0; d < t.shape.rank(); ++d) all.push_back(d);
   auto k = [&](double v) { return b.scalar(v, t.dtype); };
   ReduceOptions over{all, false};
-  Value hi = b.maximum(b.max(x, over), k(0));
-  Value lo = b.minimum(b.neg(b.max(b.neg(x), over)), k(0));
-  Value scale = b.divide(b.subtract(hi, lo), k(255));
+  Value x_max = b.max(x, over);
+  Value hi = b.maximum(x_max, k(0));
+  Value x_min = b.neg(b.max(b.neg(x), over));
+  Value lo = b.minimum(x_min, k(0));
+  Value range = b.subtract(hi, lo);
+  Value scale = b.divide(range, k(255));
   IntRange u8{0, 255};
   Value zp = round_saturate(b, b.divide(b.neg(lo), scale), nullptr, u8);
   Value y = round_saturate(b, b.divide(x, scale), &zp, u8);

@@ -255,7 +255,8 @@ private:
 
   Value act(int64_t dir, size_t which, Value v) {
     if (r_.clip) {
-      v = b_.minimum(b_.maximum(v, b_.scalar(-*r_.clip, dtype_)), b_.scalar(*r_.clip, dtype_));
+      Value clamped = b_.maximum(v, b_.scalar(-*r_.clip, dtype_));
+      v = b_.minimum(clamped, b_.scalar(*r_.clip, dtype_));
     }
     size_t per = r_.activations.size() / static_cast<size_t>(r_.directions);
     return apply_activation(b_, r_.activations[static_cast<size_t>(dir) * per + which], v);
@@ -282,7 +283,8 @@ private:
     case Cell::Gru: {
       // Gates z, r, h: z and r from x and h; the candidate from x and r * h (or r times h's
       // product with linear_before_reset).
-      Value zr = b_.add(cols(xt, 0, 2), recurrent(wt, h, 0, 2 * hid));
+      Value zr_in = cols(xt, 0, 2);
+      Value zr = b_.add(zr_in, recurrent(wt, h, 0, 2 * hid));
       Value z = act(dir, 0, cols(zr, 0));
       Value reset = act(dir, 0, cols(zr, 1));
       Value candidate_in = c_.attr_int("linear_before_reset", 0) != 0
@@ -291,7 +293,8 @@ private:
       Value candidate = act(dir, 1, b_.add(cols(xt, 2), candidate_in));
       // (1 - z) * candidate + z * h
       Value one = b_.scalar(1, dtype_);
-      return {b_.add(b_.multiply(b_.subtract(one, z), candidate), b_.multiply(z, h)), cell};
+      Value kept_candidate = b_.multiply(b_.subtract(one, z), candidate);
+      return {b_.add(kept_candidate, b_.multiply(z, h)), cell};
     }
     case Cell::Lstm: {
       // Gates i, o, f, c; peepholes P = [p_i, p_o, p_f] read the cell state. With input_forget
@@ -308,7 +311,8 @@ private:
         if (wt.p) f = b_.add(f, b_.multiply(range(*wt.p, 2 * hid, 3 * hid), cell));
         f = act(dir, 0, f);
       }
-      Value next_c = b_.add(b_.multiply(f, cell), b_.multiply(i, act(dir, 1, cand)));
+      Value kept_cell = b_.multiply(f, cell);
+      Value next_c = b_.add(kept_cell, b_.multiply(i, act(dir, 1, cand)));
       if (wt.p) o = b_.add(o, b_.multiply(range(*wt.p, hid, 2 * hid), next_c));
       o = act(dir, 0, o);
       return {b_.multiply(o, act(dir, 2, next_c)), next_c};
@@ -367,16 +371,40 @@ Value apply_activation(Builder& b, const Activation& a, Value x) {
   if (n == "Relu") return b.relu(x);
   if (n == "Tanh") return b.tanh(x);
   if (n == "Sigmoid") return b.sigmoid(x);
-  if (n == "Affine") return b.add(b.multiply(x, k(a.alpha)), k(a.beta));
-  if (n == "LeakyRelu")
-    return b.add(b.maximum(x, k(0)), b.multiply(k(a.alpha), b.minimum(x, k(0))));
-  if (n == "ThresholdedRelu") return b.where(b.greater(x, k(a.alpha)), x, k(0));
-  if (n == "ScaledTanh") return b.multiply(k(a.alpha), b.tanh(b.multiply(x, k(a.beta))));
+  if (n == "Affine") {
+    Value scaled = b.multiply(x, k(a.alpha));
+    return b.add(scaled, k(a.beta));
+  }
+  if (n == "LeakyRelu") {
+    Value pos = b.maximum(x, k(0));
+    Value slope = k(a.alpha);
+    Value neg = b.multiply(slope, b.minimum(x, k(0)));
+    return b.add(pos, neg);
+  }
+  if (n == "ThresholdedRelu") {
+    Value above = b.greater(x, k(a.alpha));
+    return b.where(above, x, k(0));
+  }
+  if (n == "ScaledTanh") {
+    Value scale = k(a.alpha);
+    return b.multiply(scale, b.tanh(b.multiply(x, k(a.beta))));
+  }
   if (n == "HardSigmoid") return hard_sigmoid(b, x, a.alpha, a.beta);
-  if (n == "Elu")
-    return b.where(b.greater(x, k(0)), x, b.multiply(k(a.alpha), b.subtract(b.exp(x), k(1))));
-  if (n == "Softsign") return b.divide(x, b.add(b.abs(x), k(1)));
-  if (n == "Softplus") return b.log(b.add(b.exp(x), k(1)));
+  if (n == "Elu") {
+    Value positive = b.greater(x, k(0));
+    Value scale = k(a.alpha);
+    Value e = b.exp(x);
+    Value negative = b.multiply(scale, b.subtract(e, k(1)));
+    return b.where(positive, x, negative);
+  }
+  if (n == "Softsign") {
+    Value magnitude = b.abs(x);
+    return b.divide(x, b.add(magnitude, k(1)));
+  }
+  if (n == "Softplus") {
+    Value e = b.exp(x);
+    return b.log(b.add(e, k(1)));
+  }
   throw Error(fmt::format("unknown activation '{}'", n));
 }
 

@@ -209,8 +209,8 @@ void convert_resize(NodeContext& c) {
     for (int64_t i = 0; i < out; ++i)
       for (int64_t j = 0; j < in; ++j)
         wt[static_cast<size_t>(j * out + i)] = m.w[static_cast<size_t>(i * in + j)];
-    Value z = b.matmul(b.reshape(moved, {ms.numel() / in, in}),
-                       b.constant(Shape{in, out}, std::move(wt), t.dtype));
+    Value rows = b.reshape(moved, {ms.numel() / in, in});
+    Value z = b.matmul(rows, b.constant(Shape{in, out}, std::move(wt), t.dtype));
     if (!m.ext.empty()) z = b.add(z, b.constant(Shape{out}, m.ext, t.dtype));
     std::vector<int64_t> zdims = ms.dims();
     zdims.back() = out;

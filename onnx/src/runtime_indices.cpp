@@ -37,9 +37,11 @@ int64_t checked_axis(NodeContext& c, const Shape& data, const Shape& indices) {
 Value one_hot(Builder& b, Value indices, int64_t axis, int64_t n) {
   auto f = [&](double v) { return b.scalar(v, DType::F32); };
   Value idx = b.typecast(indices, DType::F32);
-  idx = b.add(idx, b.multiply(b.less(idx, f(0)), f(static_cast<double>(n))));
+  Value negative = b.less(idx, f(0));
+  idx = b.add(idx, b.multiply(negative, f(static_cast<double>(n))));
   int64_t rank = b.type(idx).shape.rank();
-  return b.equal(insert_dim(b, idx, axis + 1), iota(b, n, axis + 1, rank + 1, DType::F32));
+  Value expanded = insert_dim(b, idx, axis + 1);
+  return b.equal(expanded, iota(b, n, axis + 1, rank + 1, DType::F32));
 }
 
 Value back_to(Builder& b, Value v, DType d) {
@@ -83,7 +85,8 @@ void convert_reverse_sequence(NodeContext& c) {
   Value len = b.reshape(in_f32(b, operand_like(c, 1, DType::F32, false)), lens_dims);
   Value t = iota(b, s[time], time, s.rank(), DType::F32);
   auto f = [&](double v) { return b.scalar(v, DType::F32); };
-  Value flip = b.subtract(b.subtract(len, f(1)), b.multiply(t, f(2)));
+  Value last = b.subtract(len, f(1));
+  Value flip = b.subtract(last, b.multiply(t, f(2)));
   Value index = b.add(t, b.multiply(b.less(t, len), flip));
   c.set_output(0, gather_along(b, x, b.broadcast(index, s), time));
 }
@@ -108,12 +111,15 @@ void scatter_elements_runtime(NodeContext& c) {
   ReduceOptions over_k{{axis}, false};
   Value added = b.sum(b.multiply(hot, updates), over_k);
   Value x = in_f32(b, data);
-  Value y =
-      reduction == "add"
-          ? b.add(x, added)
-          : b.add(b.multiply(x, b.subtract(b.scalar(1, DType::F32),
-                                           b.minimum(b.sum(hot, over_k), b.scalar(1, DType::F32)))),
-                  added);
+  Value y;
+  if (reduction == "add") {
+    y = b.add(x, added);
+  } else {
+    Value one = b.scalar(1, DType::F32);
+    Value hits = b.sum(hot, over_k);
+    Value landed = b.minimum(hits, b.scalar(1, DType::F32));
+    y = b.add(b.multiply(x, b.subtract(one, landed)), added);
+  }
   c.set_output(0, back_to(b, y, t.dtype));
 }
 

@@ -90,7 +90,8 @@ void convert_cast(NodeContext& c) {
     // Nonzero is true: 1 - (x == 0), held in i32 as every bool is.
     Builder& b = c.builder();
     DType xd = b.type(x).dtype;
-    Value y = b.subtract(b.scalar(1, xd), b.equal(x, b.scalar(0, xd)));
+    Value one = b.scalar(1, xd);
+    Value y = b.subtract(one, b.equal(x, b.scalar(0, xd)));
     c.set_output(0, xd == DType::I32 ? y : b.typecast(y, DType::I32));
     return;
   }

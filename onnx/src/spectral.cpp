@@ -112,7 +112,8 @@ void set_power_if_only_use(NodeContext& c, Value y, std::vector<int64_t> front, 
   Builder& b = c.builder();
   const int64_t rows = b.type(y).shape[0];
   Value re = b.slice(y, {0, 0}, {rows, bins}), im = b.slice(y, {0, bins}, {rows, 2 * bins});
-  Value p = b.add(b.multiply(re, re), b.multiply(im, im));
+  Value re2 = b.multiply(re, re);
+  Value p = b.add(re2, b.multiply(im, im));
   if (root) p = b.sqrt(p);
   front.push_back(bins);
   if (NodeContext(c.importer(), *n).attr_int("keepdims", 1) != 0) front.push_back(1);

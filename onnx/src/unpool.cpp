@@ -25,8 +25,10 @@ Value f32(Builder& b, double v) {
 
 // (n * C + c) * plane for every [n, c] of an [N, C, ...] tensor of rank 4: [N, C, 1, 1] in f32.
 Value plane_base(Builder& b, int64_t n, int64_t c, int64_t plane) {
-  Value nc = b.add(b.multiply(iota(b, n, 0, 4, DType::F32), f32(b, static_cast<double>(c))),
-                   iota(b, c, 1, 4, DType::F32));
+  Value n_index = iota(b, n, 0, 4, DType::F32);
+  Value channels = f32(b, static_cast<double>(c));
+  Value n_base = b.multiply(n_index, channels);
+  Value nc = b.add(n_base, iota(b, c, 1, 4, DType::F32));
   return b.multiply(nc, f32(b, static_cast<double>(plane)));
 }
 
@@ -118,7 +120,8 @@ void convert_max_unpool(NodeContext& c) {
                        gs.numel()));
   const int64_t plane = grid[2] * grid[3];
   // Each index relative to its own plane.
-  Value local = b.subtract(in_f32(b, c.operand(1)), plane_base(b, xs[0], xs[1], plane));
+  Value indices = in_f32(b, c.operand(1));
+  Value local = b.subtract(indices, plane_base(b, xs[0], xs[1], plane));
   Value xf = in_f32(b, x);
   // Indices from a MaxPool of this window over an input of the grid's shape, the windows
   // tiling it: each index lies in its own window.
@@ -169,10 +172,12 @@ void convert_max_unpool(NodeContext& c) {
                          "at most 2^28 elements in all",
                          planes, in_plane, plane));
     // hot[p, k, j] = (local[p, k] == j); y[p, j] = sum_k hot * x / max(1, sum_k hot).
-    Value hot = b.equal(b.reshape(local, {planes, in_plane, 1}), iota(b, plane, 2, 3, DType::F32));
+    Value column = b.reshape(local, {planes, in_plane, 1});
+    Value hot = b.equal(column, iota(b, plane, 2, 3, DType::F32));
     Value sum =
         b.sum(b.multiply(hot, b.reshape(xf, {planes, in_plane, 1})), ReduceOptions{{1}, false});
-    Value hits = b.maximum(b.sum(hot, ReduceOptions{{1}, false}), f32(b, 1));
+    Value landed = b.sum(hot, ReduceOptions{{1}, false});
+    Value hits = b.maximum(landed, f32(b, 1));
     y = b.reshape(b.divide(sum, hits), grid);
   }
   y = padded(b, y, 0, out[2] - grid[2], 0, out[3] - grid[3], 0.0);

@@ -128,7 +128,9 @@ struct Expansion {
 
 // 1 where `v` is nonzero, else 0.
 Value truth(Expansion& e, Value v) {
-  return e.b.subtract(e.scalar(1, v), e.b.equal(v, e.scalar(0, v)));
+  Value one = e.scalar(1, v);
+  Value zero = e.scalar(0, v);
+  return e.b.subtract(one, e.b.equal(v, zero));
 }
 
 // `x` repeated `times` along `d`: each copy after the last (`interleave` false: the whole
@@ -162,10 +164,14 @@ Value iota(Builder& b, int64_t n, int64_t d, int64_t rank, DType dtype) {
 // --- Elementwise ---
 
 Value ge(Expansion& e) {
-  return e.b.maximum(e.b.greater(e.x[0], e.x[1]), e.b.equal(e.x[0], e.x[1]));
+  Value gt = e.b.greater(e.x[0], e.x[1]);
+  Value eq = e.b.equal(e.x[0], e.x[1]);
+  return e.b.maximum(gt, eq);
 }
 Value le(Expansion& e) {
-  return e.b.maximum(e.b.less(e.x[0], e.x[1]), e.b.equal(e.x[0], e.x[1]));
+  Value lt = e.b.less(e.x[0], e.x[1]);
+  Value eq = e.b.equal(e.x[0], e.x[1]);
+  return e.b.maximum(lt, eq);
 }
 Value ne(Expansion& e) {
   Value eq = e.b.equal(e.x[0], e.x[1]);
@@ -175,13 +181,19 @@ Value logical_not(Expansion& e) {
   return e.b.equal(e.x[0], e.scalar(0, e.x[0]));
 }
 Value logical_and(Expansion& e) {
-  return e.b.multiply(truth(e, e.x[0]), truth(e, e.x[1]));
+  Value a = truth(e, e.x[0]);
+  Value b = truth(e, e.x[1]);
+  return e.b.multiply(a, b);
 }
 Value logical_or(Expansion& e) {
-  return e.b.maximum(truth(e, e.x[0]), truth(e, e.x[1]));
+  Value a = truth(e, e.x[0]);
+  Value b = truth(e, e.x[1]);
+  return e.b.maximum(a, b);
 }
 Value logical_xor(Expansion& e) {
-  Value same = e.b.equal(truth(e, e.x[0]), truth(e, e.x[1]));
+  Value a = truth(e, e.x[0]);
+  Value b = truth(e, e.x[1]);
+  Value same = e.b.equal(a, b);
   return e.b.subtract(e.scalar(1, same), same);
 }
 // The value truncated toward zero (through i32), then moved down (floor) or up (ceil) by one
@@ -200,12 +212,16 @@ Value ceil_op(Expansion& e) {
 }
 Value sign(Expansion& e) {
   Value x = e.x[0];
-  return e.b.subtract(e.b.greater(x, e.scalar(0, x)), e.b.less(x, e.scalar(0, x)));
+  Value zero = e.scalar(0, x);
+  Value positive = e.b.greater(x, zero);
+  Value negative = e.b.less(x, zero);
+  return e.b.subtract(positive, negative);
 }
 Value clamp_scalar(Expansion& e) {
   Value x = e.x[0];
   double lo = e.number("min"), hi = e.number("max");
-  return e.b.minimum(e.b.maximum(x, e.scalar(lo, x)), e.scalar(hi, x));
+  Value above = e.b.maximum(x, e.scalar(lo, x));
+  return e.b.minimum(above, e.scalar(hi, x));
 }
 Value clamp_tensor(Expansion& e) {
   return e.b.minimum(e.b.maximum(e.x[0], e.x[1]), e.x[2]);
@@ -213,35 +229,45 @@ Value clamp_tensor(Expansion& e) {
 Value leaky_relu(Expansion& e) {
   Value x = e.x[0];
   double slope = e.number("parameter", 0.01);
-  Value negative = e.b.multiply(e.b.minimum(x, e.scalar(0, x)), e.scalar(slope, x));
-  return e.b.add(e.b.relu(x), negative);
+  Value below = e.b.minimum(x, e.scalar(0, x));
+  Value negative = e.b.multiply(below, e.scalar(slope, x));
+  Value positive = e.b.relu(x);
+  return e.b.add(positive, negative);
 }
 Value relu6(Expansion& e) {
-  return e.b.minimum(e.b.relu(e.x[0]), e.scalar(6, e.x[0]));
+  Value r = e.b.relu(e.x[0]);
+  return e.b.minimum(r, e.scalar(6, e.x[0]));
 }
 Value hardsigmoid(Expansion& e) {
   Value x = e.x[0];
-  Value y = e.b.add(e.b.multiply(x, e.scalar(1.0 / 6.0, x)), e.scalar(0.5, x));
-  return e.b.minimum(e.b.maximum(y, e.scalar(0, x)), e.scalar(1, x));
+  Value scaled = e.b.multiply(x, e.scalar(1.0 / 6.0, x));
+  Value y = e.b.add(scaled, e.scalar(0.5, x));
+  Value above = e.b.maximum(y, e.scalar(0, x));
+  return e.b.minimum(above, e.scalar(1, x));
 }
 Value log1p(Expansion& e) {
   return e.b.log(e.b.add(e.x[0], e.scalar(1, e.x[0])));
 }
 Value expm1(Expansion& e) {
-  return e.b.subtract(e.b.exp(e.x[0]), e.scalar(1, e.x[0]));
+  Value ex = e.b.exp(e.x[0]);
+  return e.b.subtract(ex, e.scalar(1, e.x[0]));
 }
 Value tan(Expansion& e) {
-  return e.b.divide(e.b.sin(e.x[0]), e.b.cos(e.x[0]));
+  Value s = e.b.sin(e.x[0]);
+  Value c = e.b.cos(e.x[0]);
+  return e.b.divide(s, c);
 }
 Value isfinite(Expansion& e) {
   Value x = e.x[0];
-  return e.b.equal(e.b.subtract(x, x), e.scalar(0, x));
+  Value diff = e.b.subtract(x, x);
+  return e.b.equal(diff, e.scalar(0, x));
 }
 Value square(Expansion& e) {
   return e.b.multiply(e.x[0], e.x[0]);
 }
 Value erfc(Expansion& e) {
-  return e.b.subtract(e.scalar(1, e.x[0]), e.b.erf(e.x[0]));
+  Value one = e.scalar(1, e.x[0]);
+  return e.b.subtract(one, e.b.erf(e.x[0]));
 }
 
 // --- Data movement ---
@@ -415,7 +441,8 @@ Value batch_norm(Expansion& e) {
 // --- Reductions ---
 
 Value min_op(Expansion& e) {
-  return e.b.neg(e.b.max(e.b.neg(e.x[0]), e.reduce_options(e.x[0])));
+  Value negated = e.b.neg(e.x[0]);
+  return e.b.neg(e.b.max(negated, e.reduce_options(e.x[0])));
 }
 Value reduce_and(Expansion& e) {
   Value zero = e.b.equal(e.x[0], e.scalar(0, e.x[0]));

@@ -20,8 +20,8 @@
 // CHECK: "ttir.constant"() <{value = dense<[0.000000e+00, 1.000000e+00, {{.*}}, 6.300000e+01]> : tensor<64xi32>}>
 // CHECK: %[[ROW:[0-9]+]] = "ttir.broadcast"
 // CHECK: %[[COL:[0-9]+]] = "ttir.broadcast"
-// CHECK: %[[EQ:[0-9]+]] = "ttir.eq"(%[[ROW]], %[[COL]])
 // CHECK: %[[GT:[0-9]+]] = "ttir.gt"(%[[ROW]], %[[COL]])
+// CHECK: %[[EQ:[0-9]+]] = "ttir.eq"(%[[ROW]], %[[COL]])
 // CHECK: %[[GE:[0-9]+]] = "ttir.maximum"(%[[GT]], %[[EQ]])
 // CHECK: "ttir.where"(%[[GE]],
 // CHECK: "ttir.slice"({{.*}}) <{begins = [0 : i32, 0 : i32], ends = [32 : i32, 32 : i32], step = [1 : i32, 1 : i32]}>

@@ -23,8 +23,8 @@
 // argmax ends in the declared integer type.
 // CHECK: "ttir.typecast"({{.*}}) <{dtype = i32}> : (tensor<1x2x32xf32>) -> tensor<1x2x32xi32>
 // ge: the maximum of gt and eq.
-// CHECK: %[[EQ:[0-9]+]] = "ttir.eq"
 // CHECK: %[[GT:[0-9]+]] = "ttir.gt"
+// CHECK: %[[EQ:[0-9]+]] = "ttir.eq"
 // CHECK: %[[GE:[0-9]+]] = "ttir.maximum"(%[[GT]], %[[EQ]])
 // CHECK: "ttir.where"(%[[GE]],
 

@@ -231,6 +231,11 @@ ParsedAttr parse_attr(Cursor& c, TypedValue typed) {
       pair.loc = list.loc;
       pair.elems.push_back(std::move(list));
       pair.elems.push_back(parse_list(c));
+      // stablehlo.convolution's `dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]`.
+      if (c.is(Tok::Arrow) && c.peek().kind == Tok::LSquare) {
+        c.take();
+        pair.elems.push_back(parse_list(c));
+      }
       return pair;
     }
     return list;
@@ -379,7 +384,8 @@ std::string render_attr(const ParsedAttr& a) {
   case K::Type:
     return a.type ? a.type->str() : "";
   case K::Pair:
-    return render_attr(a.elems.at(0)) + " x " + render_attr(a.elems.at(1));
+    return render_attr(a.elems.at(0)) + " x " + render_attr(a.elems.at(1)) +
+           (a.elems.size() > 2 ? " -> " + render_attr(a.elems[2]) : "");
   }
   return "";
 }

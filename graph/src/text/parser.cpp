@@ -337,8 +337,9 @@ private:
     rec.name = std::string(quoted.substr(1, quoted.size() - 2));
     parse_paren_operands(rec);
     if (c_.is(Tok::LParen) && c_.peek().kind == Tok::LBrace) {
-      // ({ ^bb0(%a: t, %b: t): ... }): the reducer region of "stablehlo.reduce"
-      if (rec.name != "stablehlo.reduce")
+      // ({ ^bb0(%a: t, %b: t): ... }): the reducer region of "stablehlo.reduce" (or
+      // "stablehlo.reduce_window")
+      if (rec.name != "stablehlo.reduce" && rec.name != "stablehlo.reduce_window")
         c_.fail(fmt::format("'{}' cannot have a region", rec.name));
       c_.take();
       c_.take();
@@ -367,6 +368,11 @@ private:
       parse_reduce_head(rec);
     } else if (c_.is(Tok::LParen)) {
       parse_paren_operands(rec);
+      // stablehlo.convolution(%x, %w) dim_numbers = ..., window = {...}
+      while (c_.is(Tok::BareId) && c_.peek().kind == Tok::Equal) {
+        parse_custom_item(rec);
+        if (!c_.accept(Tok::Comma)) break;
+      }
     } else if (!c_.is(Tok::Colon) && !c_.is(Tok::LBrace)) {
       do {
         parse_custom_item(rec);

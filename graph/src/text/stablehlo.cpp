@@ -7,8 +7,10 @@
 
 #include "text/import.h"
 #include "tilesat/graph/ttir_composites.h"
+#include "tilesat/graph/window.h"
 
 #include <algorithm>
+#include <array>
 #include <cfloat>
 #include <cmath>
 #include <fmt/format.h>
@@ -80,6 +82,15 @@ constexpr StableHloOpMapping kMappings[] = {
      "applies (or a reducer of one op) add: sum, maximum: max, minimum: neg(max(neg(x))) over "
      "`dimensions`; an init value other than the reducer's identity is combined with the "
      "result"},
+    {"stablehlo.convolution", "ttir.conv2d",
+     "2 spatial dims; dim_numbers (generic: dimension_numbers) give conv2d's dims and the "
+     "kernel's permutation to [o, i, 0, 1]; window stride, pad, rhs_dilate and "
+     "feature_group_count become stride, padding, dilation and groups; lhs_dilate, reversal "
+     "and batch_group_count must be 1 / false"},
+    {"stablehlo.reduce_window", "ttir.max_pool2d",
+     "windows over at most 2 dims, the others moved ahead and flattened to [1, C, H, W]; "
+     "maximum: max_pool2d, add: avg_pool2d (padding counted) times the window size, minimum: "
+     "neg(max_pool2d(neg(x))); base dilations must be 1"},
 };
 
 } // namespace
@@ -161,7 +172,7 @@ void transpose_attrs(const OpRecord& rec, OpKind& kind, Attrs& attrs) {
 void dot_general_attrs(const OpRecord& rec, Attrs& attrs) {
   std::vector<int64_t> lc, rc, lb, rb;
   if (const ParsedAttr* p = find_attr(rec, {"contracting_dims"}); p != nullptr) {
-    if (p->kind != ParsedAttr::Kind::Pair) {
+    if (p->kind != ParsedAttr::Kind::Pair || p->elems.size() != 2) {
       throw Error(p->loc, fmt::format("attribute 'contracting_dims' of '{}': expected "
                                       "[lhs dims] x [rhs dims], got {}",
                                       rec.name, render_attr(*p)));
@@ -172,7 +183,7 @@ void dot_general_attrs(const OpRecord& rec, Attrs& attrs) {
     throw Error(rec.loc, fmt::format("'{}' needs attribute 'contracting_dims'", rec.name));
   }
   if (const ParsedAttr* p = find_attr(rec, {"batching_dims"}); p != nullptr) {
-    if (p->kind != ParsedAttr::Kind::Pair) {
+    if (p->kind != ParsedAttr::Kind::Pair || p->elems.size() != 2) {
       throw Error(p->loc, fmt::format("attribute 'batching_dims' of '{}': expected "
                                       "[lhs dims] x [rhs dims], got {}",
                                       rec.name, render_attr(*p)));
@@ -341,18 +352,10 @@ void import_pad(FunctionScope& s, OpRecord& rec) {
   });
 }
 
-/// A reduce whose reducer is one add, maximum or minimum: sum, max, or neg(max(neg(x))); an
-/// init value that is not the reducer's identity is combined with the result.
-void import_reduce(FunctionScope& s, OpRecord& rec) {
+/// The reducers reduce and reduce_window read: add, maximum or minimum.
+const std::string& checked_reducer(const OpRecord& rec) {
   if (rec.reducer.empty()) {
     throw Error(rec.loc, fmt::format("'{}' needs a reducer region", rec.name));
-  }
-  reject_positional(rec);
-  std::vector<NodeId> operands = resolve_operands(s, rec);
-  if (operands.size() != 2) {
-    throw Error(rec.loc, fmt::format("'{}' of {} operands: a reduce of several operands is not "
-                                     "supported",
-                                     rec.name, operands.size() / 2));
   }
   const std::string& op = rec.reducer;
   if (op != "stablehlo.add" && op != "stablehlo.maximum" && op != "stablehlo.minimum") {
@@ -361,12 +364,49 @@ void import_reduce(FunctionScope& s, OpRecord& rec) {
                                              "stablehlo.minimum)",
                                              op, rec.name));
   }
-  const TensorType& xt = s.graph.node(operands[0]).type;
-  const TensorType& it = s.graph.node(operands[1]).type;
+  return op;
+}
+
+/// The reducer and the operands (the value, then a rank-0 init value) of a reduce or
+/// reduce_window of one operand.
+struct ReduceHead {
+  std::string op;
+  std::vector<NodeId> operands;
+};
+
+ReduceHead reduce_head(FunctionScope& s, OpRecord& rec) {
+  ReduceHead h{checked_reducer(rec), {}};
+  reject_positional(rec);
+  h.operands = resolve_operands(s, rec);
+  if (h.operands.size() != 2) {
+    throw Error(rec.loc, fmt::format("'{}' of {} operands: a reduction of several operands is "
+                                     "not supported",
+                                     rec.name, h.operands.size() / 2));
+  }
+  const TensorType& it = s.graph.node(h.operands[1]).type;
   if (it.shape.rank() != 0) {
     throw Error(rec.operands[1].loc, fmt::format("'{}': the init value {} must be rank-0, got {}",
                                                  rec.name, rec.operands[1].name, it.str()));
   }
+  return h;
+}
+
+/// Whether `init` is the identity of `reducer` on `dtype`: 0 for add; -inf (or the type's
+/// lowest value) for maximum; inf (or the highest) for minimum.
+bool is_reducer_identity(std::string_view reducer, std::optional<double> init, DType dtype) {
+  bool i32 = dtype == DType::I32;
+  double lowest = i32 ? -2147483648.0 : -static_cast<double>(FLT_MAX);
+  double highest = i32 ? 2147483647.0 : static_cast<double>(FLT_MAX);
+  return init && (reducer == "stablehlo.add"       ? *init == 0.0
+                  : reducer == "stablehlo.maximum" ? *init <= lowest
+                                                   : *init >= highest);
+}
+
+/// A reduce whose reducer is one add, maximum or minimum: sum, max, or neg(max(neg(x))); an
+/// init value that is not the reducer's identity is combined with the result.
+void import_reduce(FunctionScope& s, OpRecord& rec) {
+  auto [op, operands] = reduce_head(s, rec);
+  const TensorType& xt = s.graph.node(operands[0]).type;
   const ParsedAttr& da = require_attr(rec, {"dimensions"});
   std::vector<int64_t> dims = int_list(da, "dimensions", rec.name);
   std::vector<bool> seen(static_cast<size_t>(xt.shape.rank()), false);
@@ -378,14 +418,7 @@ void import_reduce(FunctionScope& s, OpRecord& rec) {
     }
     seen[static_cast<size_t>(d)] = true;
   }
-  std::optional<double> init = splat_value(s.graph, operands[1]);
-  // The identity of max and min: -inf and inf, or the type's lowest and highest value.
-  bool i32 = xt.dtype == DType::I32;
-  double lowest = i32 ? -2147483648.0 : -static_cast<double>(FLT_MAX);
-  double highest = i32 ? 2147483647.0 : static_cast<double>(FLT_MAX);
-  bool identity = init && (op == "stablehlo.add"       ? *init == 0.0
-                           : op == "stablehlo.maximum" ? *init <= lowest
-                                                       : *init >= highest);
+  bool identity = is_reducer_identity(op, splat_value(s.graph, operands[1]), xt.dtype);
   std::string reading = op == "stablehlo.add"       ? "sum"
                         : op == "stablehlo.maximum" ? "max"
                                                     : "neg(max(neg(x)))";
@@ -406,6 +439,312 @@ void import_reduce(FunctionScope& s, OpRecord& rec) {
   });
 }
 
+/// `n` integers of `a` (a splat dense<k> counts as n copies of k).
+std::vector<int64_t> n_ints(const OpRecord& rec, const ParsedAttr& a, std::string_view key,
+                            size_t n) {
+  std::vector<int64_t> v = int_list(a, key, rec.name);
+  if (v.size() == 1 && n > 1 && a.kind == ParsedAttr::Kind::Dense) v.assign(n, v[0]);
+  if (v.size() != n) {
+    throw Error(a.loc, fmt::format("attribute '{}' of '{}': expected {} values, got {}", key,
+                                   rec.name, n, v.size()));
+  }
+  return v;
+}
+
+/// Whether every value of a list attribute (ints or booleans) is 0 / false.
+bool all_zero(const ParsedAttr& a) {
+  if (a.kind == ParsedAttr::Kind::Bool) return !a.b;
+  if (a.kind == ParsedAttr::Kind::Int) return a.i == 0;
+  return std::all_of(a.elems.begin(), a.elems.end(), all_zero);
+}
+
+/// The letters of a convolution's dimension numbers, one list each for the input, the kernel
+/// and the output: `[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]` (custom form) or
+/// `#stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>` (generic form).
+using ConvLetters = std::array<std::vector<std::string>, 3>;
+
+ConvLetters conv_letters(const OpRecord& rec) {
+  const ParsedAttr& a = require_attr(rec, {"dim_numbers", "dimension_numbers"});
+  auto bad = [&](std::string_view why) {
+    return Error(a.loc, fmt::format("attribute 'dim_numbers' of '{}': {}, got {}", rec.name, why,
+                                    render_attr(a)));
+  };
+  constexpr std::string_view form = "expected [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f] (input x "
+                                    "kernel -> output)";
+  ConvLetters parts;
+  if (a.kind == ParsedAttr::Kind::Pair && a.elems.size() == 3) {
+    for (size_t p = 0; p < 3; ++p) {
+      for (const ParsedAttr& e : a.elems[p].elems) {
+        if (e.kind == ParsedAttr::Kind::Keyword) {
+          parts[p].push_back(e.text);
+        } else if (e.kind == ParsedAttr::Kind::Int) {
+          parts[p].push_back(std::to_string(e.i));
+        } else {
+          throw bad(form);
+        }
+      }
+    }
+  } else if (constexpr std::string_view head = "#stablehlo.conv<";
+             a.kind == ParsedAttr::Kind::Alias && a.spelling.starts_with(head)) {
+    std::string_view body(a.spelling);
+    body = body.substr(head.size(), body.size() - head.size() - 1);
+    // Lists separated by `x` and `->`; spaces anywhere.
+    size_t part = 0;
+    bool open = false;
+    std::string item;
+    std::string_view between[] = {"", "x", "->"};
+    std::string gap;
+    for (char ch : body) {
+      if (ch == ' ') continue;
+      if (ch == '[') {
+        if (open || part > 2 || gap != between[part]) throw bad(form);
+        open = true;
+        gap.clear();
+      } else if (open && (ch == ',' || ch == ']')) {
+        if (item.empty()) throw bad(form);
+        parts[part].push_back(std::move(item));
+        item.clear();
+        if (ch == ']') {
+          open = false;
+          ++part;
+        }
+      } else if (open) {
+        item += ch;
+      } else {
+        gap += ch;
+      }
+    }
+    if (part != 3 || open || !gap.empty()) throw bad(form);
+  } else {
+    throw bad(form);
+  }
+  const char* sets[3][4] = {{"b", "f", "0", "1"}, {"i", "o", "0", "1"}, {"b", "f", "0", "1"}};
+  for (size_t p = 0; p < 3; ++p) {
+    std::vector<std::string> want(sets[p], sets[p] + 4), got = parts[p];
+    std::sort(want.begin(), want.end());
+    std::sort(got.begin(), got.end());
+    if (got != want) {
+      throw bad(parts[p].size() != 4 ? "only 2-D convolutions (2 spatial dims 0 and 1) are "
+                                       "supported"
+                                     : form);
+    }
+  }
+  return parts;
+}
+
+/// Where `letter` is in `dims` (conv_letters checked that it is there).
+int64_t letter_at(const std::vector<std::string>& dims, std::string_view letter) {
+  return std::find(dims.begin(), dims.end(), letter) - dims.begin();
+}
+
+bool is_identity(const std::vector<int64_t>& perm) {
+  for (size_t i = 0; i < perm.size(); ++i) {
+    if (perm[i] != static_cast<int64_t>(i)) return false;
+  }
+  return true;
+}
+
+/// A window attribute of convolution: in the custom form's `window = {stride = ...}` under
+/// `custom`, or in the generic form under `generic`.
+const ParsedAttr* window_attr(const OpRecord& rec, std::string_view custom,
+                              std::string_view generic) {
+  if (const ParsedAttr* w = rec.attr("window"); w != nullptr && w->kind == ParsedAttr::Kind::Dict) {
+    for (const ParsedAttr& e : w->elems) {
+      if (e.key == custom) return &e;
+    }
+    return nullptr;
+  }
+  return rec.attr(generic);
+}
+
+/// A 2-D convolution as ttir.conv2d in the input's layout, the kernel permuted to
+/// [out, in / groups, 0, 1] and the result to the declared output layout when they differ.
+void import_convolution(FunctionScope& s, OpRecord& rec) {
+  reject_positional(rec);
+  std::vector<NodeId> operands = operands_of(s, rec, 2);
+  ConvLetters l = conv_letters(rec);
+  if (const ParsedAttr* w = rec.attr("window"); w != nullptr && w->kind != ParsedAttr::Kind::Dict) {
+    throw Error(w->loc, fmt::format("attribute 'window' of '{}': expected {{stride = [..], pad = "
+                                    "[[..], [..]], ...}}, got {}",
+                                    rec.name, render_attr(*w)));
+  }
+  auto two = [&](std::string_view custom, std::string_view generic, int64_t def) {
+    const ParsedAttr* a = window_attr(rec, custom, generic);
+    return a == nullptr ? std::vector<int64_t>{def, def} : n_ints(rec, *a, custom, 2);
+  };
+  std::vector<int64_t> stride = two("stride", "window_strides", 1);
+  std::vector<int64_t> dilation = two("rhs_dilate", "rhs_dilation", 1);
+  std::vector<int64_t> lhs_dilation = two("lhs_dilate", "lhs_dilation", 1);
+  std::vector<int64_t> pad{0, 0, 0, 0};
+  if (const ParsedAttr* a = window_attr(rec, "pad", "padding")) pad = n_ints(rec, *a, "pad", 4);
+  auto unsupported = [&](std::string_view custom, std::string_view generic, std::string what) {
+    const ParsedAttr* a = window_attr(rec, custom, generic);
+    throw Error(a != nullptr ? a->loc : rec.loc,
+                fmt::format("'{}': {} is not supported", rec.name, what));
+  };
+  if (lhs_dilation != std::vector<int64_t>{1, 1}) {
+    unsupported("lhs_dilate", "lhs_dilation",
+                fmt::format("input dilation {} (a transposed convolution)", lhs_dilation));
+  }
+  for (int64_t v : stride) {
+    if (v < 1) unsupported("stride", "window_strides", fmt::format("stride {}", v));
+  }
+  for (int64_t v : dilation) {
+    if (v < 1) unsupported("rhs_dilate", "rhs_dilation", fmt::format("dilation {}", v));
+  }
+  for (int64_t v : pad) {
+    if (v < 0) unsupported("pad", "padding", fmt::format("negative padding {}", v));
+  }
+  if (const ParsedAttr* a = window_attr(rec, "reverse", "window_reversal");
+      a != nullptr && !all_zero(*a)) {
+    unsupported("reverse", "window_reversal", "a reversed window");
+  }
+  auto count = [&](std::string_view key) -> int64_t {
+    const ParsedAttr* a = rec.attr(key);
+    return a == nullptr ? 1 : std::get<int64_t>(convert_attr(*a, AttrKind::Int, key, rec.name));
+  };
+  int64_t groups = count("feature_group_count");
+  if (int64_t bg = count("batch_group_count"); bg != 1) {
+    throw Error(rec.attr("batch_group_count")->loc,
+                fmt::format("'{}': batch_group_count {} is not supported", rec.name, bg));
+  }
+  const std::vector<std::string>& in = l[0];
+  const std::vector<std::string>& kernel = l[1];
+  const std::vector<std::string>& out = l[2];
+  Conv2dOptions o;
+  o.stride = stride;
+  o.dilation = dilation;
+  o.padding = {pad[0], pad[2], pad[1], pad[3]}; // [[top, bottom], [left, right]]
+  o.groups = groups;
+  o.dims = ConvDims{letter_at(in, "b"), letter_at(in, "0"), letter_at(in, "1"), letter_at(in, "f")};
+  std::vector<int64_t> kernel_perm = {letter_at(kernel, "o"), letter_at(kernel, "i"),
+                                      letter_at(kernel, "0"), letter_at(kernel, "1")};
+  std::vector<int64_t> out_perm;
+  for (const std::string& d : out) out_perm.push_back(letter_at(in, d));
+  define_expansion(s, rec, "ttir.conv2d", [&](Builder& b) {
+    Value x{operands[0]}, w{operands[1]};
+    if (!is_identity(kernel_perm)) w = b.permute(w, kernel_perm);
+    Value y = b.conv2d(x, w, o);
+    return is_identity(out_perm) ? y : b.permute(y, out_perm);
+  });
+}
+
+/// A pooling reduce_window: the window's dims (at most two) moved last and the others
+/// flattened ahead of them, [1, C, H, W]; max_pool2d, avg_pool2d times the window size, or
+/// neg(max_pool2d(neg(x))); then the result shaped and ordered back.
+void import_reduce_window(FunctionScope& s, OpRecord& rec) {
+  auto [op, operands] = reduce_head(s, rec);
+  const TensorType& xt = s.graph.node(operands[0]).type;
+  int64_t rank = xt.shape.rank();
+  auto n = static_cast<size_t>(rank);
+  std::vector<int64_t> window = per_dim(rec, {"window_dimensions"}, rank);
+  std::vector<int64_t> stride = per_dim(rec, {"window_strides"}, rank, 1);
+  std::vector<int64_t> dilation = per_dim(rec, {"window_dilations"}, rank, 1);
+  std::vector<int64_t> base = per_dim(rec, {"base_dilations"}, rank, 1);
+  std::vector<int64_t> pad(2 * n, 0);
+  if (const ParsedAttr* a = rec.attr("padding")) pad = n_ints(rec, *a, "padding", 2 * n);
+  for (size_t d = 0; d < n; ++d) {
+    auto fail = [&](std::string_view key, std::string what) {
+      throw Error(find_attr(rec, {key})->loc,
+                  fmt::format("attribute '{}' of '{}': {} for dim {} is not supported", key,
+                              rec.name, what, d));
+    };
+    if (base[d] != 1) fail("base_dilations", fmt::format("base dilation {}", base[d]));
+    if (window[d] < 1) fail("window_dimensions", fmt::format("window {}", window[d]));
+    if (stride[d] < 1) fail("window_strides", fmt::format("stride {}", stride[d]));
+    if (dilation[d] < 1) fail("window_dilations", fmt::format("dilation {}", dilation[d]));
+    if (pad[2 * d] < 0 || pad[2 * d + 1] < 0) fail("padding", "negative padding");
+  }
+  // The dims the window moves along; trivial dims fill up to two, from the last.
+  std::vector<int64_t> spatial;
+  for (size_t d = 0; d < n; ++d) {
+    if (window[d] != 1 || stride[d] != 1 || pad[2 * d] != 0 || pad[2 * d + 1] != 0) {
+      spatial.push_back(static_cast<int64_t>(d));
+    }
+  }
+  if (spatial.size() > 2) {
+    throw Error(rec.loc, fmt::format("'{}': a window over {} dims ([{}]) is not supported (at "
+                                     "most 2)",
+                                     rec.name, spatial.size(), fmt::join(spatial, ", ")));
+  }
+  if (rank < 2) {
+    throw Error(rec.loc, fmt::format("'{}': an operand of rank {} is not supported (at least 2)",
+                                     rec.name, rank));
+  }
+  for (int64_t d = rank - 1; spatial.size() < 2; --d) {
+    if (std::find(spatial.begin(), spatial.end(), d) == spatial.end()) spatial.push_back(d);
+  }
+  std::sort(spatial.begin(), spatial.end());
+  std::vector<int64_t> perm, others;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (std::find(spatial.begin(), spatial.end(), d) == spatial.end()) others.push_back(d);
+  }
+  perm = others;
+  perm.insert(perm.end(), spatial.begin(), spatial.end());
+  auto h = static_cast<size_t>(spatial[0]), w = static_cast<size_t>(spatial[1]);
+  Pool2dOptions o;
+  o.stride = {stride[h], stride[w]};
+  o.dilation = {dilation[h], dilation[w]};
+  o.padding = {pad[2 * h], pad[2 * w], pad[2 * h + 1], pad[2 * w + 1]};
+  o.count_include_pad = true;
+  std::vector<int64_t> kernel = {window[h], window[w]};
+  std::optional<double> init = splat_value(s.graph, operands[1]);
+  bool identity = is_reducer_identity(op, init, xt.dtype);
+  bool padded = o.padding != std::vector<int64_t>{0, 0, 0, 0};
+  if (!identity && op == "stablehlo.add" && padded) {
+    throw Error(rec.operands[1].loc,
+                fmt::format("'{}': an add reducer with padding needs the init value 0", rec.name));
+  }
+  std::string reading = op == "stablehlo.add"       ? "avg_pool2d times the window size"
+                        : op == "stablehlo.maximum" ? "max_pool2d"
+                                                    : "neg(max_pool2d(neg(x)))";
+  if (!identity) reading += " combined with the init value";
+  // Channels last (the window on the two dims before the last, as JAX's NHWC): the pool's
+  // flattened NHWC form [1, 1, N*H*W, C], no permutes.
+  bool channels_last = spatial[0] == rank - 3 && spatial[1] == rank - 2;
+  define_expansion(s, rec, reading, [&](Builder& b) {
+    Value x{operands[0]}, v{operands[1]};
+    if (!channels_last && !is_identity(perm)) x = b.permute(x, perm);
+    std::vector<int64_t> moved = b.type(x).shape.dims();
+    auto height = static_cast<size_t>(channels_last ? rank - 3 : rank - 2);
+    int64_t lead = 1;
+    for (size_t i = 0; i < height; ++i) lead *= moved[i];
+    if (channels_last) {
+      o.flat = FlatImage{lead, moved[height], moved[height + 1]};
+      x = b.reshape(x, {1, 1, o.flat.pixels(), moved[n - 1]});
+    } else {
+      x = b.reshape(x, {1, lead, moved[n - 2], moved[n - 1]});
+    }
+    Value r;
+    if (op == "stablehlo.add") {
+      Value avg = b.avg_pool2d(x, kernel, o);
+      r = b.multiply(avg, b.scalar(static_cast<double>(kernel[0] * kernel[1]), xt.dtype));
+    } else if (op == "stablehlo.maximum") {
+      r = b.max_pool2d(x, kernel, o);
+    } else {
+      Value negated = b.neg(x);
+      r = b.neg(b.max_pool2d(negated, kernel, o));
+    }
+    // The pooled extents (the pool checked that the window fits).
+    std::vector<int64_t> pooled = moved;
+    for (size_t i : {height, height + 1}) {
+      size_t d = i - height;
+      pooled[i] = *window_extent(moved[i], kernel[d], o.stride[d], o.padding[d], o.padding[d + 2],
+                                 o.dilation[d], false);
+    }
+    r = b.reshape(r, pooled);
+    if (!channels_last && !is_identity(perm)) {
+      std::vector<int64_t> back(n);
+      for (size_t i = 0; i < n; ++i) back[static_cast<size_t>(perm[i])] = static_cast<int64_t>(i);
+      r = b.permute(r, back);
+    }
+    if (identity) return r;
+    return op == "stablehlo.add"       ? b.add(r, v)
+           : op == "stablehlo.maximum" ? b.maximum(r, v)
+                                       : b.minimum(r, v);
+  });
+}
+
 } // namespace
 
 void import_stablehlo_op(FunctionScope& s, OpRecord& rec) {
@@ -418,6 +757,8 @@ void import_stablehlo_op(FunctionScope& s, OpRecord& rec) {
   if (op == "iota") return import_iota(s, rec);
   if (op == "pad") return import_pad(s, rec);
   if (op == "reduce") return import_reduce(s, rec);
+  if (op == "reduce_window") return import_reduce_window(s, rec);
+  if (op == "convolution") return import_convolution(s, rec);
   if (find_ttir_composite(ttir) != nullptr) return import_as_composite(s, rec, ttir);
   OpKind kind = *op_by_name(ttir);
   const TensorType& rt = rec.result_type;

@@ -30,7 +30,7 @@ struct ParsedAttr {
     Dense,   // dense<...> (elems[0] is the splat value or the nested List)
     Dict,    // {a = 1, b}
     Type,    // tensor<2x3xf32> as a value
-    Pair,    // [1] x [0] (StableHLO's contracting_dims); elems are the two lists
+    Pair,    // [1] x [0] (StableHLO's contracting_dims), [..] x [..] -> [..]; elems: the lists
   };
   Kind kind = Kind::Keyword;
   SourceLoc loc;

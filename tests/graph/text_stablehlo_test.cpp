@@ -449,6 +449,75 @@ TEST(TextStableHlo, ReduceErrors) {
             "t.mlir:2:32: error: 'stablehlo.add' cannot have a region");
 }
 
+/// A function of one generic gather over %x and %i.
+std::string gather_fn(const std::string& x, const std::string& i, const std::string& numbers,
+                      const std::string& sizes, const std::string& result) {
+  return one_op("%x: " + x + ", %i: " + i,
+                "\"stablehlo.gather\"(%x, %i) {dimension_numbers = #stablehlo.gather<" + numbers +
+                    ">, indices_are_sorted = false, slice_sizes = array<i64: " + sizes + ">} : (" +
+                    x + ", " + i + ") -> " + result,
+                result);
+}
+
+TEST(TextStableHlo, GatherLookups) {
+  std::vector<float> table(15);
+  for (size_t i = 0; i < table.size(); ++i) table[i] = static_cast<float>(i) + 0.5f;
+  // jnp.take(table, ids, axis=0) as JAX lowers it; out-of-range ids are clamped (7 -> 4,
+  // -1 -> 0), as StableHLO clamps start indices.
+  std::string embed = gather_fn("tensor<5x3xf32>", "tensor<2x2x1xi32>",
+                                "offset_dims = [2], collapsed_slice_dims = [0], start_index_map = "
+                                "[0], index_vector_dim = 2",
+                                "1, 3", "tensor<2x2x3xf32>");
+  EXPECT_EQ(run(embed, {table, {2, 4, 7, -1}}),
+            (std::vector<float>{6.5, 7.5, 8.5, 12.5, 13.5, 14.5, 12.5, 13.5, 14.5, 0.5, 1.5, 2.5}));
+  // Along axis 1 with an implicit index vector dim.
+  std::string middle = gather_fn("tensor<1x5x3xf32>", "tensor<2xi32>",
+                                 "offset_dims = [0, 2], collapsed_slice_dims = [1], "
+                                 "start_index_map = [1], index_vector_dim = 1",
+                                 "1, 1, 3", "tensor<1x2x3xf32>");
+  EXPECT_EQ(run(middle, {table, {3, 0}}), (std::vector<float>{9.5, 10.5, 11.5, 0.5, 1.5, 2.5}));
+  // offset_dims ahead of the batch dim: the take is permuted.
+  std::string ahead = gather_fn("tensor<5x3xf32>", "tensor<2x1xi32>",
+                                "offset_dims = [0], collapsed_slice_dims = [0], start_index_map "
+                                "= [0], index_vector_dim = 1",
+                                "1, 3", "tensor<3x2xf32>");
+  EXPECT_EQ(run(ahead, {table, {1, 4}}), (std::vector<float>{3.5, 12.5, 4.5, 13.5, 5.5, 14.5}));
+}
+
+TEST(TextStableHlo, GatherErrors) {
+  auto error = [](const std::string& numbers, const std::string& sizes) {
+    return parse_error(
+        gather_fn("tensor<5x3xf32>", "tensor<2x1xi32>", numbers, sizes, "tensor<2x3xf32>"));
+  };
+  std::string lookup = "offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0], "
+                       "index_vector_dim = 1";
+  const char* expected_form = " is not supported (a lookup along one axis is: start_index_map = "
+                              "collapsed_slice_dims = [a], slice_sizes 1 at a and whole "
+                              "elsewhere, one index per position)";
+  EXPECT_EQ(error(lookup, "1, 2"), "t.mlir:2:56: error: 'stablehlo.gather': slice_sizes [1, 2] "
+                                   "of a 5x3 operand" +
+                                       std::string(expected_form));
+  EXPECT_EQ(error("offset_dims = [1], collapsed_slice_dims = [0], start_index_map = [0, 1], "
+                  "index_vector_dim = 1",
+                  "1, 3"),
+            "t.mlir:2:56: error: 'stablehlo.gather': start_index_map [0, 1] with "
+            "collapsed_slice_dims [0]" +
+                std::string(expected_form));
+  EXPECT_EQ(
+      error(lookup + ", operand_batching_dims = [1], start_indices_batching_dims = [0]", "1, 3"),
+      "t.mlir:2:56: error: 'stablehlo.gather': a batched gather" + std::string(expected_form));
+  EXPECT_EQ(error(lookup + ", index_depth = 1", "1, 3"),
+            "t.mlir:2:56: error: attribute 'dimension_numbers' of 'stablehlo.gather': unknown "
+            "field 'index_depth'");
+  EXPECT_EQ(error("offset_dims = [1] collapsed_slice_dims = [0]", "1, 3"),
+            "t.mlir:2:56: error: attribute 'dimension_numbers' of 'stablehlo.gather': expected "
+            "'}', got 'collapsed_slice_dims' (in #stablehlo.gather<offset_dims = [1] "
+            "collapsed_slice_dims = [0]>)");
+  EXPECT_EQ(error(lookup, "1, 3, 1"),
+            "t.mlir:2:209: error: attribute 'slice_sizes' of 'stablehlo.gather': expected 2 values "
+            "(one per dim), got 3");
+}
+
 TEST(TextStableHlo, MappingTable) {
   for (const StableHloOpMapping& m : stablehlo_op_mappings()) {
     EXPECT_TRUE(m.stablehlo.starts_with("stablehlo.")) << m.stablehlo;

@@ -56,15 +56,26 @@ struct ConvCase {
 
 std::vector<float> conv_by_definition(const ConvCase& c, const std::vector<float>& x,
                                       const std::vector<float>& w) {
-  auto at = [](const std::string& s, char l) { return static_cast<size_t>(s.find(l)); };
-  int64_t cout = c.w_dims[at(c.ker, 'o')], cin_group = c.w_dims[at(c.ker, 'i')];
-  int64_t kh = c.w_dims[at(c.ker, '0')], kw = c.w_dims[at(c.ker, '1')];
-  int64_t h = c.x_dims[at(c.in, '0')], wd = c.x_dims[at(c.in, '1')];
+  // A letter's extent (1 when absent: a 1-D convolution has no spatial dim 1) and index.
+  auto extent = [](const std::string& s, const std::vector<int64_t>& dims, char l) {
+    size_t at = s.find(l);
+    return at == std::string::npos ? int64_t{1} : dims[at];
+  };
+  auto set = [](const std::string& s, std::vector<int64_t>& idx, char l, int64_t v) {
+    if (size_t at = s.find(l); at != std::string::npos) idx[at] = v;
+  };
+  auto get = [](const std::string& s, const std::vector<int64_t>& idx, char l) {
+    size_t at = s.find(l);
+    return at == std::string::npos ? int64_t{0} : idx[at];
+  };
+  int64_t cout = extent(c.ker, c.w_dims, 'o'), cin_group = extent(c.ker, c.w_dims, 'i');
+  int64_t kh = extent(c.ker, c.w_dims, '0'), kw = extent(c.ker, c.w_dims, '1');
+  int64_t h = extent(c.in, c.x_dims, '0'), wd = extent(c.in, c.x_dims, '1');
   std::vector<float> y(static_cast<size_t>(numel(c.y_dims)));
   for (int64_t f = 0; f < numel(c.y_dims); ++f) {
     std::vector<int64_t> o = index_of(f, c.y_dims);
-    int64_t n = o[at(c.out, 'b')], oc = o[at(c.out, 'f')];
-    int64_t oy = o[at(c.out, '0')], ox = o[at(c.out, '1')];
+    int64_t n = get(c.out, o, 'b'), oc = get(c.out, o, 'f');
+    int64_t oy = get(c.out, o, '0'), ox = get(c.out, o, '1');
     int64_t group = oc / (cout / c.groups);
     double sum = 0;
     for (int64_t ci = 0; ci < cin_group; ++ci) {
@@ -73,15 +84,15 @@ std::vector<float> conv_by_definition(const ConvCase& c, const std::vector<float
           int64_t iy = oy * c.stride[0] - c.pad[0] + ky * c.dilation[0];
           int64_t ix = ox * c.stride[1] - c.pad[2] + kx * c.dilation[1];
           if (iy < 0 || iy >= h || ix < 0 || ix >= wd) continue;
-          std::vector<int64_t> xi(4), wi(4);
-          xi[at(c.in, 'b')] = n;
-          xi[at(c.in, 'f')] = group * cin_group + ci;
-          xi[at(c.in, '0')] = iy;
-          xi[at(c.in, '1')] = ix;
-          wi[at(c.ker, 'o')] = oc;
-          wi[at(c.ker, 'i')] = ci;
-          wi[at(c.ker, '0')] = ky;
-          wi[at(c.ker, '1')] = kx;
+          std::vector<int64_t> xi(c.in.size()), wi(c.ker.size());
+          set(c.in, xi, 'b', n);
+          set(c.in, xi, 'f', group * cin_group + ci);
+          set(c.in, xi, '0', iy);
+          set(c.in, xi, '1', ix);
+          set(c.ker, wi, 'o', oc);
+          set(c.ker, wi, 'i', ci);
+          set(c.ker, wi, '0', ky);
+          set(c.ker, wi, '1', kx);
           sum += static_cast<double>(x[static_cast<size_t>(flat_of(xi, c.x_dims))]) *
                  w[static_cast<size_t>(flat_of(wi, c.w_dims))];
         }
@@ -185,6 +196,20 @@ TEST(TextStableHloWindow, ConvolutionNchwAndReorderedOutput) {
                      ": i64}");
 }
 
+TEST(TextStableHloWindow, Convolution1d) {
+  // JAX's 1-D layout (a flax Conv over sequences), strided and padded.
+  expect_conv({"b0f", "0io", "b0f", {2, 11, 3}, {3, 3, 4}, {2, 6, 4}, {2, 1}, {1, 1, 0, 0}},
+              "stablehlo.convolution(%x, %w) dim_numbers = [b, 0, f]x[0, i, o]->[b, 0, f], "
+              "window = {stride = [2], pad = [[1, 1]], rhs_dilate = [1]} {batch_group_count = 1 "
+              ": i64, feature_group_count = 1 : i64}");
+  // torch-xla's [b, f, 0] with grouped, dilated taps (a wav2vec2-style positional conv).
+  expect_conv(
+      {"bf0", "oi0", "bf0", {1, 4, 12}, {4, 2, 3}, {1, 4, 12}, {1, 1}, {2, 2, 0, 0}, {2, 1}, 2},
+      "\"stablehlo.convolution\"(%x, %w) {dimension_numbers = #stablehlo.conv<[b, f, "
+      "0]x[o, i, 0]->[b, f, 0]>, feature_group_count = 2 : i64, padding = dense<2> : "
+      "tensor<1x2xi64>, rhs_dilation = array<i64: 2>}");
+}
+
 TEST(TextStableHloWindow, ConvolutionErrors) {
   ConvCase c{"b01f", "01io", "b01f", {1, 4, 4, 2}, {3, 3, 2, 2}, {1, 4, 4, 2}};
   auto custom = [&](const std::string& numbers, const std::string& window,
@@ -205,10 +230,10 @@ TEST(TextStableHloWindow, ConvolutionErrors) {
             "got 2");
   EXPECT_EQ(custom(nhwc, "pad = [[1, 1], [1, 1]]", " {batch_group_count = 2 : i64}"),
             "t.mlir:2:148: error: 'stablehlo.convolution': batch_group_count 2 is not supported");
-  EXPECT_EQ(custom("[b, 0, f]x[0, i, o]->[b, 0, f]", ""),
-            "t.mlir:2:52: error: attribute 'dim_numbers' of 'stablehlo.convolution': only 2-D "
-            "convolutions (2 spatial dims 0 and 1) are supported, got [b, 0, f] x [0, i, o] -> "
-            "[b, 0, f]");
+  EXPECT_EQ(custom("[b, 0, 1, 2, f]x[0, 1, 2, i, o]->[b, 0, 1, 2, f]", ""),
+            "t.mlir:2:52: error: attribute 'dim_numbers' of 'stablehlo.convolution': only 1-D "
+            "and 2-D convolutions (spatial dims 0, or 0 and 1) are supported, got [b, 0, 1, 2, "
+            "f] x [0, 1, 2, i, o] -> [b, 0, 1, 2, f]");
   EXPECT_EQ(custom("[b, 0, 1, f]x[0, 1, i, i]->[b, 0, 1, f]", ""),
             "t.mlir:2:52: error: attribute 'dim_numbers' of 'stablehlo.convolution': expected [b, "
             "0, 1, f]x[0, 1, i, o]->[b, 0, 1, f] (input x kernel -> output), got [b, 0, 1, f] x "

@@ -5,6 +5,7 @@
 // composites of ttir_composite.cpp where the logic is the same.
 #include "tilesat/graph/stablehlo.h"
 
+#include "text/attr_parser.h"
 #include "text/import.h"
 #include "tilesat/graph/ttir_composites.h"
 #include "tilesat/graph/window.h"
@@ -83,10 +84,15 @@ constexpr StableHloOpMapping kMappings[] = {
      "`dimensions`; an init value other than the reducer's identity is combined with the "
      "result"},
     {"stablehlo.convolution", "ttir.conv2d",
-     "2 spatial dims; dim_numbers (generic: dimension_numbers) give conv2d's dims and the "
+     "1 or 2 spatial dims (1-D: a unit dim 1 after dim 0); dim_numbers (generic: "
+     "dimension_numbers) give conv2d's dims and the "
      "kernel's permutation to [o, i, 0, 1]; window stride, pad, rhs_dilate and "
      "feature_group_count become stride, padding, dilation and groups; lhs_dilate, reversal "
      "and batch_group_count must be 1 / false"},
+    {"stablehlo.gather", "ttir.embedding",
+     "a lookup along one axis a (start_index_map = collapsed_slice_dims = [a], slice_sizes 1 "
+     "at a and whole elsewhere, one index per position): take(operand, indices clamped to "
+     "the axis, a), permuted to offset_dims"},
     {"stablehlo.reduce_window", "ttir.max_pool2d",
      "windows over at most 2 dims, the others moved ahead and flattened to [1, C, H, W]; "
      "maximum: max_pool2d, add: avg_pool2d (padding counted) times the window size, minimum: "
@@ -518,15 +524,17 @@ ConvLetters conv_letters(const OpRecord& rec) {
   } else {
     throw bad(form);
   }
+  // 2-D, or 1-D (spatial dim 0 alone) in all three.
+  size_t letters = parts[0].size() == 3 ? 3 : 4;
   const char* sets[3][4] = {{"b", "f", "0", "1"}, {"i", "o", "0", "1"}, {"b", "f", "0", "1"}};
   for (size_t p = 0; p < 3; ++p) {
-    std::vector<std::string> want(sets[p], sets[p] + 4), got = parts[p];
+    std::vector<std::string> want(sets[p], sets[p] + letters), got = parts[p];
     std::sort(want.begin(), want.end());
     std::sort(got.begin(), got.end());
     if (got != want) {
-      throw bad(parts[p].size() != 4 ? "only 2-D convolutions (2 spatial dims 0 and 1) are "
-                                       "supported"
-                                     : form);
+      throw bad(parts[p].size() < 3 || parts[p].size() > 4
+                    ? "only 1-D and 2-D convolutions (spatial dims 0, or 0 and 1) are supported"
+                    : form);
     }
   }
   return parts;
@@ -558,25 +566,30 @@ const ParsedAttr* window_attr(const OpRecord& rec, std::string_view custom,
 }
 
 /// A 2-D convolution as ttir.conv2d in the input's layout, the kernel permuted to
-/// [out, in / groups, 0, 1] and the result to the declared output layout when they differ.
+/// [out, in / groups, 0, 1] and the result to the declared output layout when they differ. A
+/// 1-D convolution is a 2-D one with a unit spatial dim 1 after dim 0 of each operand.
 void import_convolution(FunctionScope& s, OpRecord& rec) {
   reject_positional(rec);
   std::vector<NodeId> operands = operands_of(s, rec, 2);
   ConvLetters l = conv_letters(rec);
+  size_t ns = l[0].size() - 2; // spatial dims
   if (const ParsedAttr* w = rec.attr("window"); w != nullptr && w->kind != ParsedAttr::Kind::Dict) {
     throw Error(w->loc, fmt::format("attribute 'window' of '{}': expected {{stride = [..], pad = "
                                     "[[..], [..]], ...}}, got {}",
                                     rec.name, render_attr(*w)));
   }
-  auto two = [&](std::string_view custom, std::string_view generic, int64_t def) {
+  // One value per spatial dim (pad: two), a 1-D window extended by the unit dim's.
+  auto spatial = [&](std::string_view custom, std::string_view generic, size_t per, int64_t def) {
     const ParsedAttr* a = window_attr(rec, custom, generic);
-    return a == nullptr ? std::vector<int64_t>{def, def} : n_ints(rec, *a, custom, 2);
+    std::vector<int64_t> v =
+        a == nullptr ? std::vector<int64_t>(ns * per, def) : n_ints(rec, *a, custom, ns * per);
+    v.resize(2 * per, def == 1 ? 1 : 0);
+    return v;
   };
-  std::vector<int64_t> stride = two("stride", "window_strides", 1);
-  std::vector<int64_t> dilation = two("rhs_dilate", "rhs_dilation", 1);
-  std::vector<int64_t> lhs_dilation = two("lhs_dilate", "lhs_dilation", 1);
-  std::vector<int64_t> pad{0, 0, 0, 0};
-  if (const ParsedAttr* a = window_attr(rec, "pad", "padding")) pad = n_ints(rec, *a, "pad", 4);
+  std::vector<int64_t> stride = spatial("stride", "window_strides", 1, 1);
+  std::vector<int64_t> dilation = spatial("rhs_dilate", "rhs_dilation", 1, 1);
+  std::vector<int64_t> lhs_dilation = spatial("lhs_dilate", "lhs_dilation", 1, 1);
+  std::vector<int64_t> pad = spatial("pad", "padding", 2, 0);
   auto unsupported = [&](std::string_view custom, std::string_view generic, std::string what) {
     const ParsedAttr* a = window_attr(rec, custom, generic);
     throw Error(a != nullptr ? a->loc : rec.loc,
@@ -608,6 +621,11 @@ void import_convolution(FunctionScope& s, OpRecord& rec) {
     throw Error(rec.attr("batch_group_count")->loc,
                 fmt::format("'{}': batch_group_count {} is not supported", rec.name, bg));
   }
+  if (ns == 1) {
+    for (std::vector<std::string>& part : l) {
+      part.insert(part.begin() + letter_at(part, "0") + 1, "1");
+    }
+  }
   const std::vector<std::string>& in = l[0];
   const std::vector<std::string>& kernel = l[1];
   const std::vector<std::string>& out = l[2];
@@ -621,11 +639,27 @@ void import_convolution(FunctionScope& s, OpRecord& rec) {
                                       letter_at(kernel, "0"), letter_at(kernel, "1")};
   std::vector<int64_t> out_perm;
   for (const std::string& d : out) out_perm.push_back(letter_at(in, d));
+  // A 1-D operand with its unit dim 1 after dim 0.
+  auto unit_after_0 = [&](Builder& b, Value v, const std::vector<std::string>& letters) {
+    std::vector<int64_t> dims = b.type(v).shape.dims();
+    dims.insert(dims.begin() + letter_at(letters, "0") + 1, 1);
+    return b.reshape(v, dims);
+  };
   define_expansion(s, rec, "ttir.conv2d", [&](Builder& b) {
     Value x{operands[0]}, w{operands[1]};
+    if (ns == 1) {
+      x = unit_after_0(b, x, in);
+      w = unit_after_0(b, w, kernel);
+    }
     if (!is_identity(kernel_perm)) w = b.permute(w, kernel_perm);
     Value y = b.conv2d(x, w, o);
-    return is_identity(out_perm) ? y : b.permute(y, out_perm);
+    if (!is_identity(out_perm)) y = b.permute(y, out_perm);
+    if (ns == 1) {
+      std::vector<int64_t> dims = b.type(y).shape.dims();
+      dims.erase(dims.begin() + letter_at(out, "1"));
+      y = b.reshape(y, dims);
+    }
+    return y;
   });
 }
 
@@ -745,6 +779,118 @@ void import_reduce_window(FunctionScope& s, OpRecord& rec) {
   });
 }
 
+/// The fields of `#stablehlo.<kind><key = value, ...>` (gather's dimension numbers) as named
+/// attributes; every error is reported at the attribute.
+std::vector<NamedAttr> alias_fields(const OpRecord& rec, const ParsedAttr& a, std::string_view key,
+                                    std::string_view kind) {
+  std::string head = fmt::format("#stablehlo.{}<", kind);
+  if (a.kind != ParsedAttr::Kind::Alias || !a.spelling.starts_with(head)) {
+    throw Error(a.loc, fmt::format("attribute '{}' of '{}': expected {}...>, got {}", key, rec.name,
+                                   head, render_attr(a)));
+  }
+  std::string body =
+      "{" + a.spelling.substr(head.size(), a.spelling.size() - head.size() - 1) + "}";
+  try {
+    Cursor c(body, a.loc.file);
+    std::vector<NamedAttr> fields = parse_attr_dict(c);
+    if (!c.is(Tok::Eof)) c.expected("the end of the attribute");
+    return fields;
+  } catch (const Error& e) {
+    throw Error(a.loc, fmt::format("attribute '{}' of '{}': {} (in {})", key, rec.name,
+                                   e.diagnostic().message, render_attr(a)));
+  }
+}
+
+/// A gather that looks up whole slices along one axis (JAX's jnp.take and embedding lookups):
+/// take(operand, indices, axis), the indices clamped into the axis as StableHLO clamps start
+/// indices, the result permuted when offset_dims place the slice dims otherwise.
+void import_gather(FunctionScope& s, OpRecord& rec) {
+  reject_positional(rec);
+  std::vector<NodeId> operands = operands_of(s, rec, 2);
+  const TensorType& xt = s.graph.node(operands[0]).type;
+  const TensorType& it = s.graph.node(operands[1]).type;
+  const ParsedAttr& dn = require_attr(rec, {"dimension_numbers"});
+  std::vector<int64_t> offset, collapsed, start_map, operand_batch, index_batch;
+  std::optional<int64_t> vector_dim;
+  for (const auto& [k, v] : alias_fields(rec, dn, "dimension_numbers", "gather")) {
+    std::string field = "dimension_numbers." + k;
+    if (k == "offset_dims")
+      offset = int_list(v, field, rec.name);
+    else if (k == "collapsed_slice_dims")
+      collapsed = int_list(v, field, rec.name);
+    else if (k == "start_index_map")
+      start_map = int_list(v, field, rec.name);
+    else if (k == "operand_batching_dims")
+      operand_batch = int_list(v, field, rec.name);
+    else if (k == "start_indices_batching_dims")
+      index_batch = int_list(v, field, rec.name);
+    else if (k == "index_vector_dim")
+      vector_dim = std::get<int64_t>(convert_attr(v, AttrKind::Int, field, rec.name));
+    else
+      throw Error(dn.loc, fmt::format("attribute 'dimension_numbers' of '{}': unknown field '{}'",
+                                      rec.name, k));
+  }
+  int64_t rank = xt.shape.rank(), index_rank = it.shape.rank();
+  std::vector<int64_t> sizes = per_dim(rec, {"slice_sizes"}, rank);
+  int64_t vd = vector_dim.value_or(index_rank);
+  auto unsupported = [&](const std::string& why) {
+    throw Error(dn.loc, fmt::format("'{}': {} is not supported (a lookup along one axis is: "
+                                    "start_index_map = collapsed_slice_dims = [a], slice_sizes 1 "
+                                    "at a and whole elsewhere, one index per position)",
+                                    rec.name, why));
+  };
+  if (!operand_batch.empty() || !index_batch.empty()) unsupported("a batched gather");
+  if (start_map.size() != 1 || collapsed != start_map) {
+    unsupported(fmt::format("start_index_map [{}] with collapsed_slice_dims [{}]",
+                            fmt::join(start_map, ", "), fmt::join(collapsed, ", ")));
+  }
+  int64_t axis = start_map[0];
+  if (axis < 0 || axis >= rank)
+    unsupported(fmt::format("axis {} of a rank-{} operand", axis, rank));
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t want = d == axis ? 1 : xt.shape[d];
+    if (sizes[static_cast<size_t>(d)] != want) {
+      unsupported(
+          fmt::format("slice_sizes [{}] of a {} operand", fmt::join(sizes, ", "), xt.shape.str()));
+    }
+  }
+  if (vd < 0 || vd > index_rank || (vd < index_rank && it.shape[vd] != 1)) {
+    unsupported(fmt::format("index_vector_dim {} of {} indices", vd, it.shape.str()));
+  }
+  std::vector<int64_t> batch = it.shape.dims();
+  if (vd < index_rank) batch.erase(batch.begin() + vd);
+  auto nb = static_cast<int64_t>(batch.size());
+  std::vector<int64_t> sorted = offset;
+  std::sort(sorted.begin(), sorted.end());
+  if (static_cast<int64_t>(offset.size()) != rank - 1 || sorted != offset ||
+      std::adjacent_find(offset.begin(), offset.end()) != offset.end() ||
+      (!offset.empty() && (offset.front() < 0 || offset.back() >= nb + rank - 1))) {
+    unsupported(fmt::format("offset_dims [{}]", fmt::join(offset, ", ")));
+  }
+  // take's result: the operand's dims before the axis, the batch dims, the dims after it.
+  // perm[r]: where result dim r is in take's result.
+  std::vector<int64_t> perm;
+  int64_t k = 0, j = 0;
+  for (int64_t r = 0; r < nb + rank - 1; ++r) {
+    if (std::find(offset.begin(), offset.end(), r) != offset.end()) {
+      perm.push_back(k < axis ? k : k + nb);
+      ++k;
+    } else {
+      perm.push_back(axis + j++);
+    }
+  }
+  int64_t extent = xt.shape[axis];
+  define_expansion(s, rec, "take", [&](Builder& b) {
+    Value ids{operands[1]};
+    if (b.type(ids).dtype != DType::I32) ids = b.typecast(ids, DType::I32);
+    if (vd < index_rank) ids = b.reshape(ids, batch);
+    Value low = b.maximum(ids, b.scalar(0, DType::I32));
+    ids = b.minimum(low, b.scalar(static_cast<double>(extent - 1), DType::I32));
+    Value y = b.take(Value{operands[0]}, ids, axis);
+    return is_identity(perm) ? y : b.permute(y, perm);
+  });
+}
+
 } // namespace
 
 void import_stablehlo_op(FunctionScope& s, OpRecord& rec) {
@@ -759,6 +905,7 @@ void import_stablehlo_op(FunctionScope& s, OpRecord& rec) {
   if (op == "reduce") return import_reduce(s, rec);
   if (op == "reduce_window") return import_reduce_window(s, rec);
   if (op == "convolution") return import_convolution(s, rec);
+  if (op == "gather") return import_gather(s, rec);
   if (find_ttir_composite(ttir) != nullptr) return import_as_composite(s, rec, ttir);
   OpKind kind = *op_by_name(ttir);
   const TensorType& rt = rec.result_type;

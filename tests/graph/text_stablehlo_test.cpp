@@ -68,6 +68,28 @@ TEST(TextStableHlo, BatchedDotGeneral) {
   EXPECT_EQ(g.node(2).kind, OpKind::Matmul);
 }
 
+TEST(TextStableHlo, GenericDotGeneral) {
+  // As --mlir-print-op-generic writes a batched dot_general with the rhs contracted on its
+  // last dim: the same matmul as the custom form, checked on values.
+  std::string op = "\"stablehlo.dot_general\"(%a, %b) {dot_dimension_numbers = "
+                   "#stablehlo.dot<lhs_batching_dimensions = [0], rhs_batching_dimensions = [0], "
+                   "lhs_contracting_dimensions = [2], rhs_contracting_dimensions = [2]>, "
+                   "precision_config = [#stablehlo<precision DEFAULT>, #stablehlo<precision "
+                   "DEFAULT>]} : (tensor<2x1x3xf32>, tensor<2x2x3xf32>) -> tensor<2x1x2xf32>";
+  std::string text =
+      one_op("%a: tensor<2x1x3xf32>, %b: tensor<2x2x3xf32>", op, "tensor<2x1x2xf32>");
+  EXPECT_EQ(run(text, {{1, 2, 3, 4, 5, 6}, {1, 0, 0, 0, 1, 1, 1, 1, 1, 2, 0, 0}}),
+            (std::vector<float>{1, 5, 15, 8}));
+  EXPECT_EQ(parse_error(one_op("%a: tensor<2x3xf32>",
+                               "\"stablehlo.dot_general\"(%a, %a) {dot_dimension_numbers = "
+                               "#stablehlo.dot<lhs_contracting_dimensions = [1], "
+                               "rhs_contracting = [1]>} : (tensor<2x3xf32>, tensor<2x3xf32>) -> "
+                               "tensor<2x2xf32>",
+                               "tensor<2x2xf32>")),
+            "t.mlir:2:65: error: attribute 'dot_dimension_numbers' of 'stablehlo.dot_general': "
+            "unknown field 'rhs_contracting'");
+}
+
 TEST(TextStableHlo, OtherOps) {
   const char* text = R"(
 func.func @main(%a: tensor<2x3x4xf32>, %b: tensor<2x3x4xf32>) -> tensor<24xbf16> {
@@ -118,7 +140,8 @@ TEST(TextStableHlo, Errors) {
                                "stablehlo.dot_general %a, %a : (tensor<4x4xf32>, tensor<4x4xf32>) "
                                "-> tensor<4x4xf32>",
                                "tensor<4x4xf32>")),
-            "t.mlir:2:3: error: 'stablehlo.dot_general' needs attribute 'contracting_dims'");
+            "t.mlir:2:3: error: 'stablehlo.dot_general' needs attribute 'contracting_dims' "
+            "(generic form: 'dot_dimension_numbers')");
 }
 
 // --- Ops read as compositions (compare, select, clamp, elementwise, iota, slice, pad, reduce) ---

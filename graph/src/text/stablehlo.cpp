@@ -136,6 +136,28 @@ void reject_positional(const OpRecord& rec) {
   }
 }
 
+/// The fields of `#stablehlo.<kind><key = value, ...>` (gather's dimension numbers) as named
+/// attributes; every error is reported at the attribute.
+std::vector<NamedAttr> alias_fields(const OpRecord& rec, const ParsedAttr& a, std::string_view key,
+                                    std::string_view kind) {
+  std::string head = fmt::format("#stablehlo.{}<", kind);
+  if (a.kind != ParsedAttr::Kind::Alias || !a.spelling.starts_with(head)) {
+    throw Error(a.loc, fmt::format("attribute '{}' of '{}': expected {}...>, got {}", key, rec.name,
+                                   head, render_attr(a)));
+  }
+  std::string body =
+      "{" + a.spelling.substr(head.size(), a.spelling.size() - head.size() - 1) + "}";
+  try {
+    Cursor c(body, a.loc.file);
+    std::vector<NamedAttr> fields = parse_attr_dict(c);
+    if (!c.is(Tok::Eof)) c.expected("the end of the attribute");
+    return fields;
+  } catch (const Error& e) {
+    throw Error(a.loc, fmt::format("attribute '{}' of '{}': {} (in {})", key, rec.name,
+                                   e.diagnostic().message, render_attr(a)));
+  }
+}
+
 /// The operand nodes of `rec`, which must number `n`.
 std::vector<NodeId> operands_of(FunctionScope& s, OpRecord& rec, size_t n) {
   std::vector<NodeId> operands = resolve_operands(s, rec);
@@ -177,7 +199,23 @@ void transpose_attrs(const OpRecord& rec, OpKind& kind, Attrs& attrs) {
 /// batching dims leading and in order.
 void dot_general_attrs(const OpRecord& rec, Attrs& attrs) {
   std::vector<int64_t> lc, rc, lb, rb;
-  if (const ParsedAttr* p = find_attr(rec, {"contracting_dims"}); p != nullptr) {
+  if (const ParsedAttr* d = rec.attr("dot_dimension_numbers"); d != nullptr) {
+    // The generic form: #stablehlo.dot<lhs_batching_dimensions = [..], ...>.
+    for (const auto& [k, v] : alias_fields(rec, *d, "dot_dimension_numbers", "dot")) {
+      std::string field = "dot_dimension_numbers." + k;
+      std::vector<int64_t>* dims = k == "lhs_contracting_dimensions"   ? &lc
+                                   : k == "rhs_contracting_dimensions" ? &rc
+                                   : k == "lhs_batching_dimensions"    ? &lb
+                                   : k == "rhs_batching_dimensions"    ? &rb
+                                                                       : nullptr;
+      if (dims == nullptr) {
+        throw Error(d->loc, fmt::format("attribute 'dot_dimension_numbers' of '{}': unknown "
+                                        "field '{}'",
+                                        rec.name, k));
+      }
+      *dims = int_list(v, field, rec.name);
+    }
+  } else if (const ParsedAttr* p = find_attr(rec, {"contracting_dims"}); p != nullptr) {
     if (p->kind != ParsedAttr::Kind::Pair || p->elems.size() != 2) {
       throw Error(p->loc, fmt::format("attribute 'contracting_dims' of '{}': expected "
                                       "[lhs dims] x [rhs dims], got {}",
@@ -186,7 +224,9 @@ void dot_general_attrs(const OpRecord& rec, Attrs& attrs) {
     lc = int_list(p->elems[0], "contracting_dims", rec.name);
     rc = int_list(p->elems[1], "contracting_dims", rec.name);
   } else {
-    throw Error(rec.loc, fmt::format("'{}' needs attribute 'contracting_dims'", rec.name));
+    throw Error(rec.loc, fmt::format("'{}' needs attribute 'contracting_dims' (generic form: "
+                                     "'dot_dimension_numbers')",
+                                     rec.name));
   }
   if (const ParsedAttr* p = find_attr(rec, {"batching_dims"}); p != nullptr) {
     if (p->kind != ParsedAttr::Kind::Pair || p->elems.size() != 2) {
@@ -777,28 +817,6 @@ void import_reduce_window(FunctionScope& s, OpRecord& rec) {
            : op == "stablehlo.maximum" ? b.maximum(r, v)
                                        : b.minimum(r, v);
   });
-}
-
-/// The fields of `#stablehlo.<kind><key = value, ...>` (gather's dimension numbers) as named
-/// attributes; every error is reported at the attribute.
-std::vector<NamedAttr> alias_fields(const OpRecord& rec, const ParsedAttr& a, std::string_view key,
-                                    std::string_view kind) {
-  std::string head = fmt::format("#stablehlo.{}<", kind);
-  if (a.kind != ParsedAttr::Kind::Alias || !a.spelling.starts_with(head)) {
-    throw Error(a.loc, fmt::format("attribute '{}' of '{}': expected {}...>, got {}", key, rec.name,
-                                   head, render_attr(a)));
-  }
-  std::string body =
-      "{" + a.spelling.substr(head.size(), a.spelling.size() - head.size() - 1) + "}";
-  try {
-    Cursor c(body, a.loc.file);
-    std::vector<NamedAttr> fields = parse_attr_dict(c);
-    if (!c.is(Tok::Eof)) c.expected("the end of the attribute");
-    return fields;
-  } catch (const Error& e) {
-    throw Error(a.loc, fmt::format("attribute '{}' of '{}': {} (in {})", key, rec.name,
-                                   e.diagnostic().message, render_attr(a)));
-  }
 }
 
 /// A gather that looks up whole slices along one axis (JAX's jnp.take and embedding lookups):

@@ -541,6 +541,67 @@ TEST(TextStableHlo, GatherErrors) {
             "(one per dim), got 3");
 }
 
+// JAX's private functions (jax.nn.relu, _where, ...): each call is inlined, also when the
+// callee is defined after the caller or calls another function.
+const char* kCalls = R"(module @jit_f {
+  func.func public @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+    %0 = call @scaled_relu(%x) : (tensor<4xf32>) -> tensor<4xf32>
+    %1 = func.call @relu(%0) : (tensor<4xf32>) -> tensor<4xf32>
+    return %1 : tensor<4xf32>
+  }
+  func.func private @scaled_relu(%a: tensor<4xf32>) -> tensor<4xf32> {
+    %0 = stablehlo.add %a, %a : tensor<4xf32>
+    %1 = call @relu(%0) : (tensor<4xf32>) -> tensor<4xf32>
+    return %1 : tensor<4xf32>
+  }
+  func.func private @relu(%a: tensor<4xf32>) -> tensor<4xf32> {
+    %c = stablehlo.constant dense<0.0> : tensor<4xf32>
+    %0 = stablehlo.maximum %a, %c : tensor<4xf32>
+    return %0 : tensor<4xf32>
+  }
+}
+)";
+
+TEST(TextStableHlo, CallsAreInlined) {
+  const SourceFile file = parse_text(kCalls, "t.mlir");
+  const Graph& main = select_function(file, "main");
+  for (NodeId id = 0; id < main.num_nodes(); ++id) {
+    EXPECT_TRUE(main.node(id).kind == OpKind::Argument || main.node(id).kind == OpKind::Add ||
+                main.node(id).kind == OpKind::Maximum || main.node(id).kind == OpKind::Constant)
+        << op_name(main.node(id).kind);
+  }
+  std::vector<Tensor> args{Tensor(main.node(0).type, {-1, 0.5, 2, -3})};
+  std::vector<Tensor> out = evaluate(main, args);
+  EXPECT_EQ(out.at(0).data(), (std::vector<float>{0, 1, 4, 0}));
+  // The inlined nodes keep their place in the callee.
+  EXPECT_EQ(main.node(main.results()[0].value).loc.line, 14);
+}
+
+TEST(TextStableHlo, CallErrors) {
+  std::string calls = kCalls;
+  auto with = [&](const std::string& from, const std::string& to) {
+    std::string t = calls;
+    t.replace(t.find(from), from.size(), to);
+    return parse_error(t);
+  };
+  EXPECT_EQ(with("call @scaled_relu", "call @gelu"),
+            "t.mlir:3:15: error: call of unknown function @gelu");
+  EXPECT_EQ(with("%1 = call @relu(%0)", "%1 = call @scaled_relu(%0)"),
+            "t.mlir:9:15: error: recursive call of @scaled_relu (calls are inlined)");
+  EXPECT_EQ(with("%0 = call @scaled_relu(%x) : (tensor<4xf32>)",
+                 "%0 = call @scaled_relu(%x, %x) : (tensor<4xf32>, tensor<4xf32>)"),
+            "t.mlir:3:10: error: 'call' of @scaled_relu with 2 operands and 1 result: "
+            "@scaled_relu takes 1 arguments and has 1 results");
+  EXPECT_EQ(
+      with("-> tensor<4xf32> {\n    %c", "-> tensor<4xi32> {\n    %c"),
+      "t.mlir:15:12: error: type of return value #0: expected tensor<4xf32> (the type of %0), "
+      "got tensor<4xi32>");
+  EXPECT_EQ(with("%1 = func.call @relu(%0) : (tensor<4xf32>) -> tensor<4xf32>",
+                 "%1 = func.call @relu(%0) : (tensor<4xf32>) -> tensor<2x2xf32>"),
+            "t.mlir:4:10: error: 'func.call' of @relu: declared result type tensor<2x2xf32>, but "
+            "@relu returns tensor<4xf32>");
+}
+
 TEST(TextStableHlo, MappingTable) {
   for (const StableHloOpMapping& m : stablehlo_op_mappings()) {
     EXPECT_TRUE(m.stablehlo.starts_with("stablehlo.")) << m.stablehlo;

@@ -76,6 +76,11 @@ public:
     tok_ = lex_.next();
     return s;
   }
+  /// Moves to the token starting at `offset` (the offset of a token read earlier).
+  void seek(size_t offset) {
+    lex_.reset_to(offset);
+    tok_ = lex_.next();
+  }
   /// Current token is `(`: returns the balanced `(...)` text and moves past it.
   std::string_view take_balanced_paren() {
     std::string_view s = lex_.scan_balanced_paren(tok_.offset);

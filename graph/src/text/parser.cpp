@@ -12,6 +12,8 @@
 #include <iostream>
 #include <iterator>
 #include <map>
+#include <memory>
+#include <set>
 #include <sstream>
 
 namespace tilesat {
@@ -26,7 +28,8 @@ std::string unquote_symbol(std::string_view at_id) {
 
 class Parser {
 public:
-  Parser(std::string_view source, std::string file) : c_(source, std::move(file)) {}
+  Parser(std::string_view source, std::string file)
+      : source_(source), file_(file), c_(source, std::move(file)) {}
 
   SourceFile run() {
     while (!c_.is(Tok::Eof)) {
@@ -40,6 +43,7 @@ public:
         if (!implicit_module_) {
           out_.modules.emplace_back();
           symbols_.clear();
+          find_functions();
         }
         implicit_module_ = true;
         out_.modules.back().functions.push_back(parse_function());
@@ -53,8 +57,123 @@ public:
   }
 
 private:
+  std::string_view source_;
+  std::string file_;
   /// The function names of the module being parsed, with where each is defined.
   std::map<std::string, SourceLoc> symbols_;
+  /// Where each function of the module being parsed starts (its `func.func`), found before
+  /// its functions are parsed so that a call may name a function defined after it.
+  std::map<std::string, size_t> function_offsets_;
+  /// Functions parsed for calls (each once per module), and the calls being inlined (a call
+  /// back into one of them is recursion).
+  std::shared_ptr<std::map<std::string, Graph>> callees_ =
+      std::make_shared<std::map<std::string, Graph>>();
+  std::set<std::string> calling_;
+
+  /// Records where each function of the module that starts here begins: up to the module's
+  /// closing brace, or (functions outside a module) up to the next `module`.
+  void find_functions() {
+    function_offsets_.clear();
+    callees_ = std::make_shared<std::map<std::string, Graph>>();
+    size_t start = c_.tok().offset;
+    int depth = 0;
+    try {
+      skim_functions(depth);
+    } catch (const Error&) {
+      // Text the skim cannot read is reported where the parse reaches it; a call of a function
+      // after it then names an unknown function.
+    }
+    c_.seek(start);
+  }
+
+  void skim_functions(int depth) {
+    while (!c_.is(Tok::Eof)) {
+      if (c_.is(Tok::LBrace)) {
+        ++depth;
+      } else if (c_.is(Tok::RBrace)) {
+        if (--depth < 0) break;
+      } else if (depth == 0 && c_.is_word("module")) {
+        break;
+      } else if (depth == 0 && c_.is_word("func.func")) {
+        size_t at = c_.tok().offset;
+        c_.take();
+        if (c_.is_word("private") || c_.is_word("public") || c_.is_word("nested")) c_.take();
+        if (c_.is(Tok::AtId)) function_offsets_.emplace(unquote_symbol(c_.tok().text), at);
+        continue;
+      }
+      c_.take();
+    }
+  }
+
+  /// The function `name` of this module, parsed on its own (once) for a call at `at`.
+  const Graph& callee(const std::string& name, const SourceLoc& at) {
+    if (auto it = callees_->find(name); it != callees_->end()) return it->second;
+    auto off = function_offsets_.find(name);
+    if (off == function_offsets_.end()) {
+      throw Error(at, fmt::format("call of unknown function @{}", name));
+    }
+    if (calling_.contains(name)) {
+      throw Error(at, fmt::format("recursive call of @{} (calls are inlined)", name));
+    }
+    Parser nested(source_, file_);
+    nested.function_offsets_ = function_offsets_;
+    nested.callees_ = callees_;
+    nested.calling_ = calling_;
+    nested.calling_.insert(name);
+    nested.c_.seek(off->second);
+    Graph g = nested.parse_function();
+    return callees_->emplace(name, std::move(g)).first->second;
+  }
+
+  /// `call @f(%a, ...) : (types) -> type` (or `func.call`): the callee's body inlined, its
+  /// nodes keeping their locations in the callee.
+  void parse_call(FunctionScope& s, OpRecord& rec) {
+    rec.name = std::string(c_.take().text);
+    Token sym = c_.expect(Tok::AtId, "a function name such as '@relu'");
+    std::string name = unquote_symbol(sym.text);
+    parse_paren_operands(rec);
+    if (c_.is(Tok::LBrace)) add_attrs(rec, parse_attr_dict(c_));
+    c_.expect(Tok::Colon, "':'");
+    parse_function_type(rec);
+    skip_trailing_loc();
+    std::vector<NodeId> args = resolve_operands(s, rec);
+    const Graph& f = callee(name, c_.loc_of(sym));
+    if (f.arguments().size() != args.size() || f.results().size() != 1) {
+      throw Error(rec.name_loc,
+                  fmt::format("'{}' of @{} with {} operands and 1 result: @{} takes {} arguments "
+                              "and has {} results{}",
+                              rec.name, name, args.size(), name, f.arguments().size(),
+                              f.results().size(),
+                              f.results().size() > 1 ? " (calls with several results are not "
+                                                       "supported)"
+                                                     : ""));
+    }
+    std::vector<NodeId> map(f.num_nodes());
+    for (size_t i = 0; i < args.size(); ++i) {
+      const TensorType& want = f.node(f.arguments()[i]).type;
+      if (!want.same_value_type(s.graph.node(args[i]).type)) {
+        throw Error(rec.operands[i].loc,
+                    fmt::format("operand #{} of the call of @{}: expected {}, got {}", i, name,
+                                want.str(), s.graph.node(args[i]).type.str()));
+      }
+      map[f.arguments()[i]] = args[i];
+    }
+    for (NodeId id = 0; id < f.num_nodes(); ++id) {
+      const Node& n = f.node(id);
+      if (n.kind == OpKind::Argument) continue;
+      std::vector<NodeId> operands;
+      for (NodeId o : n.operands) operands.push_back(map[o]);
+      map[id] = s.graph.add_op_typed(n.kind, std::move(operands), n.attrs, n.type, n.loc);
+    }
+    NodeId result = map[f.results()[0].value];
+    if (!s.graph.node(result).type.same_value_type(rec.result_type)) {
+      throw Error(rec.name_loc, fmt::format("'{}' of @{}: declared result type {}, but @{} "
+                                            "returns {}",
+                                            rec.name, name, rec.result_type.str(), name,
+                                            s.graph.node(result).type.str()));
+    }
+    define_alias(s, rec, result);
+  }
   /// Whether the function parsed last declared `ttir.empty()` destinations.
   bool saw_destinations_ = false;
   /// Whether the function parsed last holds `ttnn.*` ops (its arguments are device tensors).
@@ -85,6 +204,7 @@ private:
       for (auto& [k, v] : parse_attr_dict(c_)) m.attributes.emplace_back(k, render_attr(v));
     }
     c_.expect(Tok::LBrace, "'{'");
+    find_functions();
     while (!c_.accept(Tok::RBrace)) {
       if (c_.is_word("func.func")) {
         m.functions.push_back(parse_function());
@@ -249,6 +369,10 @@ private:
     rec.result = std::string(res.text);
     rec.loc = c_.loc_of(res);
     rec.name_loc = c_.loc();
+    if (c_.is_word("call") || c_.is_word("func.call")) {
+      parse_call(s, rec);
+      return false;
+    }
     if (c_.is(Tok::String)) {
       parse_generic(rec);
     } else if (c_.is(Tok::BareId)) {

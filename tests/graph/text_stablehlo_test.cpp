@@ -602,9 +602,20 @@ TEST(TextStableHlo, CallErrors) {
             "@relu returns tensor<4xf32>");
 }
 
+TEST(TextStableHlo, ChloErf) {
+  // HF Flax BERT's exact gelu, x * (1 + erf(x / sqrt(2))) / 2, writes chlo.erf.
+  std::string text =
+      one_op("%a: tensor<3xf32>", "chlo.erf %a : tensor<3xf32> -> tensor<3xf32>", "tensor<3xf32>");
+  std::vector<float> got = run(text, {{-1, 0, 0.5}});
+  EXPECT_NEAR(got[0], std::erf(-1.0f), 1e-6);
+  EXPECT_EQ(got[1], 0.0f);
+  EXPECT_NEAR(got[2], std::erf(0.5f), 1e-6);
+}
+
 TEST(TextStableHlo, MappingTable) {
   for (const StableHloOpMapping& m : stablehlo_op_mappings()) {
-    EXPECT_TRUE(m.stablehlo.starts_with("stablehlo.")) << m.stablehlo;
+    EXPECT_TRUE(m.stablehlo.starts_with("stablehlo.") || m.stablehlo.starts_with("chlo."))
+        << m.stablehlo;
     // A table op, or a tt-mlir op read as a composition of table ops.
     std::string_view ttir = m.ttir.substr(5);
     EXPECT_TRUE(op_by_name(ttir).has_value() || find_ttir_composite(ttir) != nullptr) << m.ttir;

@@ -386,7 +386,7 @@ private:
     } else if (rec.name.starts_with("ttnn.")) {
       import_ttnn_op(s, rec);
       saw_ttnn_ = true;
-    } else if (rec.name.starts_with("stablehlo.")) {
+    } else if (rec.name.starts_with("stablehlo.") || rec.name.starts_with("chlo.")) {
       import_stablehlo_op(s, rec);
     } else {
       throw Error(rec.name_loc, fmt::format("unknown op '{}'", rec.name));

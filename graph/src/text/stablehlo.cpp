@@ -93,6 +93,7 @@ constexpr StableHloOpMapping kMappings[] = {
      "a lookup along one axis a (start_index_map = collapsed_slice_dims = [a], slice_sizes 1 "
      "at a and whole elsewhere, one index per position): take(operand, indices clamped to "
      "the axis, a), permuted to offset_dims"},
+    {"chlo.erf", "ttir.erf", "elementwise (CHLO, as JAX writes the exact gelu)"},
     {"stablehlo.reduce_window", "ttir.max_pool2d",
      "windows over at most 2 dims, the others moved ahead and flattened to [1, C, H, W]; "
      "maximum: max_pool2d, add: avg_pool2d (padding counted) times the window size, minimum: "
@@ -915,7 +916,8 @@ void import_stablehlo_op(FunctionScope& s, OpRecord& rec) {
   const StableHloOpMapping* m = find_stablehlo_op(rec.name);
   if (m == nullptr) throw Error(rec.loc, fmt::format("unsupported StableHLO op '{}'", rec.name));
   if (!rec.has_result_type) throw Error(rec.loc, fmt::format("'{}' has no result type", rec.name));
-  std::string_view op = std::string_view(rec.name).substr(10); // after "stablehlo."
+  // The name after its dialect ("stablehlo." or "chlo.").
+  std::string_view op = std::string_view(rec.name).substr(rec.name.find('.') + 1);
   std::string_view ttir = m->ttir.substr(5);
   if (op == "compare") return import_compare(s, rec);
   if (op == "iota") return import_iota(s, rec);

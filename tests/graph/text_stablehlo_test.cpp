@@ -5,6 +5,7 @@
 #include "tilesat/graph/stablehlo.h"
 #include "tilesat/graph/ttir_composites.h"
 
+#include <algorithm>
 #include <cmath>
 #include <gtest/gtest.h>
 #include <limits>
@@ -88,6 +89,115 @@ TEST(TextStableHlo, GenericDotGeneral) {
                                "tensor<2x2xf32>")),
             "t.mlir:2:65: error: attribute 'dot_dimension_numbers' of 'stablehlo.dot_general': "
             "unknown field 'rhs_contracting'");
+}
+
+/// dot_general by its definition: result dims [batch..., lhs free..., rhs free...].
+std::vector<float> dot_by_definition(const std::vector<float>& a, const std::vector<int64_t>& as,
+                                     const std::vector<float>& b, const std::vector<int64_t>& bs,
+                                     const std::vector<int64_t>& lb, const std::vector<int64_t>& rb,
+                                     const std::vector<int64_t>& lc,
+                                     const std::vector<int64_t>& rc) {
+  auto free_of = [](size_t rank, const std::vector<int64_t>& x, const std::vector<int64_t>& y) {
+    std::vector<size_t> out;
+    for (size_t i = 0; i < rank; ++i) {
+      auto d = static_cast<int64_t>(i);
+      if (std::find(x.begin(), x.end(), d) == x.end() &&
+          std::find(y.begin(), y.end(), d) == y.end())
+        out.push_back(i);
+    }
+    return out;
+  };
+  std::vector<size_t> lf = free_of(as.size(), lb, lc), rf = free_of(bs.size(), rb, rc);
+  auto flat = [](const std::vector<int64_t>& idx, const std::vector<int64_t>& dims) {
+    int64_t f = 0;
+    for (size_t i = 0; i < dims.size(); ++i) f = f * dims[i] + idx[i];
+    return static_cast<size_t>(f);
+  };
+  // Walk every index of a and b; accumulate where batch and contracted dims agree.
+  std::vector<int64_t> out_dims;
+  for (int64_t d : lb) out_dims.push_back(as[static_cast<size_t>(d)]);
+  for (size_t d : lf) out_dims.push_back(as[d]);
+  for (size_t d : rf) out_dims.push_back(bs[d]);
+  int64_t n_out = 1, n_a = 1, n_b = 1;
+  for (int64_t d : out_dims) n_out *= d;
+  for (int64_t d : as) n_a *= d;
+  for (int64_t d : bs) n_b *= d;
+  std::vector<double> out(static_cast<size_t>(n_out), 0.0);
+  auto unflat = [](int64_t f, const std::vector<int64_t>& dims) {
+    std::vector<int64_t> idx(dims.size());
+    for (size_t i = dims.size(); i-- > 0;) {
+      idx[i] = f % dims[i];
+      f /= dims[i];
+    }
+    return idx;
+  };
+  for (int64_t i = 0; i < n_a; ++i) {
+    std::vector<int64_t> ia = unflat(i, as);
+    for (int64_t j = 0; j < n_b; ++j) {
+      std::vector<int64_t> ib = unflat(j, bs);
+      bool match = true;
+      for (size_t k = 0; k < lb.size(); ++k) match = match && ia[lb[k]] == ib[rb[k]];
+      for (size_t k = 0; k < lc.size(); ++k) match = match && ia[lc[k]] == ib[rc[k]];
+      if (!match) continue;
+      std::vector<int64_t> io;
+      for (int64_t d : lb) io.push_back(ia[static_cast<size_t>(d)]);
+      for (size_t d : lf) io.push_back(ia[d]);
+      for (size_t d : rf) io.push_back(ib[d]);
+      out[flat(io, out_dims)] +=
+          static_cast<double>(a[static_cast<size_t>(i)]) * b[static_cast<size_t>(j)];
+    }
+  }
+  return std::vector<float>(out.begin(), out.end());
+}
+
+std::string tensor_of(const std::vector<int64_t>& dims) {
+  std::string s = "tensor<";
+  for (int64_t d : dims) s += std::to_string(d) + "x";
+  return s + "f32>";
+}
+
+std::string ints(const std::vector<int64_t>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i > 0 ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+TEST(TextStableHlo, GeneralDotGeneral) {
+  struct Case {
+    std::vector<int64_t> as, bs, lb, rb, lc, rc, out;
+  };
+  const Case cases[] = {
+      // flax attention scores, "bqhd,bkhd->bhqk"
+      {{2, 3, 2, 4}, {2, 5, 2, 4}, {0, 2}, {0, 2}, {3}, {3}, {2, 2, 3, 5}},
+      // and its values, "bhqk,bkhd->bhqd"
+      {{2, 2, 3, 5}, {2, 5, 2, 4}, {0, 1}, {0, 2}, {3}, {1}, {2, 2, 3, 4}},
+      // two contracted dims, no batch
+      {{2, 3, 4}, {3, 4, 5}, {}, {}, {1, 2}, {0, 1}, {2, 5}},
+      // an outer product over a free leading dim of each side
+      {{2, 4, 3}, {2, 3, 4}, {}, {}, {2}, {1}, {2, 4, 2, 4}},
+  };
+  for (const Case& c : cases) {
+    std::string op = "stablehlo.dot_general %a, %b, " +
+                     (c.lb.empty() ? std::string()
+                                   : "batching_dims = " + ints(c.lb) + " x " + ints(c.rb) + ", ") +
+                     "contracting_dims = " + ints(c.lc) + " x " + ints(c.rc) + " : (" +
+                     tensor_of(c.as) + ", " + tensor_of(c.bs) + ") -> " + tensor_of(c.out);
+    std::string text =
+        one_op("%a: " + tensor_of(c.as) + ", %b: " + tensor_of(c.bs), op, tensor_of(c.out));
+    std::vector<float> a, b;
+    int64_t na = 1, nb = 1;
+    for (int64_t d : c.as) na *= d;
+    for (int64_t d : c.bs) nb *= d;
+    for (int64_t i = 0; i < na; ++i) a.push_back(static_cast<float>((i * 7) % 11) - 5.0f);
+    for (int64_t i = 0; i < nb; ++i) b.push_back(static_cast<float>((i * 5) % 13) - 6.0f);
+    EXPECT_EQ(run(text, {a, b}), dot_by_definition(a, c.as, b, c.bs, c.lb, c.rb, c.lc, c.rc)) << op;
+  }
+  EXPECT_EQ(parse_error(one_op("%a: tensor<2x3x4xf32>, %b: tensor<3x5x6xf32>",
+                               "stablehlo.dot_general %a, %b, contracting_dims = [1, 2] x [0, 1] "
+                               ": (tensor<2x3x4xf32>, tensor<3x5x6xf32>) -> tensor<2x6xf32>",
+                               "tensor<2x6xf32>")),
+            "t.mlir:2:3: error: 'stablehlo.dot_general' with contracting dims [1, 2] x [0, 1] "
+            "and batching dims [] x [] on 2x3x4 and 3x5x6: dim 2 (4) and dim 1 (5) differ");
 }
 
 TEST(TextStableHlo, OtherOps) {

@@ -2,6 +2,7 @@
 #include "text/import.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace tilesat::text {
 
@@ -211,7 +212,7 @@ AttrValue convert_attr(const ParsedAttr& a, AttrKind kind, std::string_view attr
   bad_attr(a, kind, attr, op);
 }
 
-void set_matmul_transposes(const OpRecord& rec, const DotDims& d, Attrs& attrs) {
+bool matmul_transposes(const OpRecord& rec, const DotDims& d, Attrs& attrs) {
   const std::vector<int64_t>& lc = d.lhs_contract;
   const std::vector<int64_t>& rc = d.rhs_contract;
   const std::vector<int64_t>& lb = d.lhs_batch;
@@ -230,19 +231,95 @@ void set_matmul_transposes(const OpRecord& rec, const DotDims& d, Attrs& attrs) 
              (rb_rank == 2 && lb.empty() && rb.empty())) &&
             (lc[0] == ra - 1 || lc[0] == ra - 2) && (rc[0] == rb_rank - 2 || rc[0] == rb_rank - 1);
   if (rb_rank == 2 && ra > 2 && lb.empty() && lc.size() == 1 && lc[0] != ra - 1) ok = false;
-  if (!ok) {
-    auto list = [](const std::vector<int64_t>& v) {
-      return fmt::format("[{}]", fmt::join(v, ", "));
-    };
-    throw Error(rec.loc,
-                fmt::format("cannot convert '{}' to ttir.matmul: contracting dims {} x {} "
-                            "and batching dims {} x {} on operands of rank {} and {} "
-                            "(expected one of the last two dims of each operand, with "
-                            "batching dims leading)",
-                            rec.name, list(lc), list(rc), list(lb), list(rb), ra, rb_rank));
-  }
+  if (!ok) return false;
   attrs.set("transpose_a", lc[0] == ra - 2);
   attrs.set("transpose_b", rc[0] == rb_rank - 1);
+  return true;
+}
+
+namespace {
+
+Value general_dot(Builder& b, Value lhs, Value rhs, const DotDims& d, const OpRecord& rec) {
+  const Shape ls = b.type(lhs).shape, rs = b.type(rhs).shape;
+  auto list = [](const std::vector<int64_t>& v) { return fmt::format("[{}]", fmt::join(v, ", ")); };
+  auto fail = [&](const std::string& why) {
+    throw Error(rec.loc,
+                fmt::format("'{}' with contracting dims {} x {} and batching dims {} x {} "
+                            "on {} and {}: {}",
+                            rec.name, list(d.lhs_contract), list(d.rhs_contract), list(d.lhs_batch),
+                            list(d.rhs_batch), ls.str(), rs.str(), why));
+  };
+  if (d.lhs_batch.size() != d.rhs_batch.size() || d.lhs_contract.size() != d.rhs_contract.size())
+    fail("expected as many dims on each side");
+  // The dims neither batched nor contracted, in order; each listed dim in range, once.
+  auto free_dims = [&](const Shape& s, const std::vector<int64_t>& batch,
+                       const std::vector<int64_t>& contract) {
+    std::vector<bool> used(static_cast<size_t>(s.rank()), false);
+    for (const std::vector<int64_t>* v : {&batch, &contract}) {
+      for (int64_t x : *v) {
+        if (x < 0 || x >= s.rank() || used[static_cast<size_t>(x)])
+          fail(fmt::format("dim {} is out of range or listed twice", x));
+        used[static_cast<size_t>(x)] = true;
+      }
+    }
+    std::vector<int64_t> out;
+    for (int64_t i = 0; i < s.rank(); ++i)
+      if (!used[static_cast<size_t>(i)]) out.push_back(i);
+    return out;
+  };
+  std::vector<int64_t> lf = free_dims(ls, d.lhs_batch, d.lhs_contract);
+  std::vector<int64_t> rf = free_dims(rs, d.rhs_batch, d.rhs_contract);
+  for (auto [l, r] : {std::pair{&d.lhs_batch, &d.rhs_batch}, {&d.lhs_contract, &d.rhs_contract}}) {
+    for (size_t i = 0; i < l->size(); ++i) {
+      if (ls[(*l)[i]] != rs[(*r)[i]])
+        fail(fmt::format("dim {} ({}) and dim {} ({}) differ", (*l)[i], ls[(*l)[i]], (*r)[i],
+                         rs[(*r)[i]]));
+    }
+  }
+  auto extents = [](const Shape& s, const std::vector<int64_t>& dims) {
+    std::vector<int64_t> out;
+    for (int64_t x : dims) out.push_back(s[x]);
+    return out;
+  };
+  auto product = [](const std::vector<int64_t>& v) {
+    int64_t p = 1;
+    for (int64_t x : v) p *= x;
+    return p;
+  };
+  // One side as [batch..., rows, cols] from its dims in the order `first` then `second`.
+  auto arrange = [&](Value v, const Shape& s, const std::vector<int64_t>& batch,
+                     const std::vector<int64_t>& first, const std::vector<int64_t>& second) {
+    std::vector<int64_t> perm = batch;
+    perm.insert(perm.end(), first.begin(), first.end());
+    perm.insert(perm.end(), second.begin(), second.end());
+    bool identity = true;
+    for (size_t i = 0; i < perm.size(); ++i)
+      identity = identity && perm[i] == static_cast<int64_t>(i);
+    if (!identity) v = b.permute(v, perm);
+    std::vector<int64_t> shape = extents(s, batch);
+    shape.push_back(product(extents(s, first)));
+    shape.push_back(product(extents(s, second)));
+    return b.reshape(v, shape);
+  };
+  Value x = arrange(lhs, ls, d.lhs_batch, lf, d.lhs_contract);
+  Value y = arrange(rhs, rs, d.rhs_batch, d.rhs_contract, rf);
+  Value z = b.matmul(x, y);
+  std::vector<int64_t> shape = extents(ls, d.lhs_batch);
+  for (int64_t e : extents(ls, lf)) shape.push_back(e);
+  for (int64_t e : extents(rs, rf)) shape.push_back(e);
+  return b.reshape(z, shape);
+}
+
+} // namespace
+
+void define_general_dot(FunctionScope& s, OpRecord& rec, const DotDims& d) {
+  std::vector<NodeId> operands = resolve_operands(s, rec);
+  if (operands.size() != 2) {
+    throw Error(rec.loc, fmt::format("'{}' expects 2 operands, got {}", rec.name, operands.size()));
+  }
+  define_expansion(s, rec, "permute, reshape, matmul, reshape", [&](Builder& b) {
+    return general_dot(b, Value{operands[0]}, Value{operands[1]}, d, rec);
+  });
 }
 
 } // namespace tilesat::text

@@ -42,10 +42,15 @@ std::vector<int64_t> int_list(const ParsedAttr& a, std::string_view attr, std::s
 struct DotDims {
   std::vector<int64_t> lhs_contract, rhs_contract, lhs_batch, rhs_batch;
 };
-/// Sets a matmul's transpose_a / transpose_b for a dot_general over `rec`'s operand types;
-/// throws naming the op when it is no matmul (one contracted dim among the last two of each
-/// operand, batch dims leading).
-void set_matmul_transposes(const OpRecord& rec, const DotDims& d, Attrs& attrs);
+/// Whether a dot_general over `rec`'s operand types is one matmul (one contracted dim among
+/// the last two of each operand, batch dims leading); if so, sets its transpose_a and
+/// transpose_b.
+bool matmul_transposes(const OpRecord& rec, const DotDims& d, Attrs& attrs);
+/// Defines `rec`'s result as any other dot_general: each side's batch, free and contracted dims
+/// permuted into place and flattened, one batched matmul, reshaped to [batch..., lhs free...,
+/// rhs free...]. Throws naming the op when dims are out of range, repeated or of different
+/// extents.
+void define_general_dot(FunctionScope& s, OpRecord& rec, const DotDims& d);
 
 /// `ttir.*` ops (generic and custom form, legacy destination-passing included).
 void import_ttir_op(FunctionScope& s, OpRecord& rec);

@@ -42,8 +42,9 @@ constexpr StableHloOpMapping kMappings[] = {
      "dims = [p...]: a swap of dims i < j becomes transpose{dim0 = j, dim1 = i}, any other "
      "permutation ttir.permute{permutation = p}"},
     {"stablehlo.dot_general", "ttir.matmul",
-     "contracting_dims = [l] x [r] on the last two dims become transpose_a/transpose_b; "
-     "batching_dims must be the leading dims of both operands"},
+     "contracting_dims = [l] x [r] on the last two dims with leading batching_dims become "
+     "transpose_a/transpose_b; any other dims: permutes and reshapes around one batched "
+     "matmul"},
     {"stablehlo.broadcast_in_dim", "ttir.broadcast",
      "dims = [d...] becomes broadcast{shape = result shape, dims = d}"},
     {"stablehlo.constant", "ttir.constant",
@@ -196,9 +197,9 @@ void transpose_attrs(const OpRecord& rec, OpKind& kind, Attrs& attrs) {
   attrs.set("permutation", perm);
 }
 
-/// dot_general as a matmul: contracting one of the last two dims of each operand, with any
-/// batching dims leading and in order.
-void dot_general_attrs(const OpRecord& rec, Attrs& attrs) {
+/// dot_general's dims: `contracting_dims = [..] x [..]` and `batching_dims` (custom form) or
+/// `dot_dimension_numbers = #stablehlo.dot<...>` (generic form).
+DotDims dot_general_dims(const OpRecord& rec) {
   std::vector<int64_t> lc, rc, lb, rb;
   if (const ParsedAttr* d = rec.attr("dot_dimension_numbers"); d != nullptr) {
     // The generic form: #stablehlo.dot<lhs_batching_dimensions = [..], ...>.
@@ -238,7 +239,7 @@ void dot_general_attrs(const OpRecord& rec, Attrs& attrs) {
     lb = int_list(p->elems[0], "batching_dims", rec.name);
     rb = int_list(p->elems[1], "batching_dims", rec.name);
   }
-  set_matmul_transposes(rec, DotDims{lc, rc, lb, rb}, attrs);
+  return DotDims{lc, rc, lb, rb};
 }
 
 /// The value of a constant node whose elements are all equal (a splat), or nullopt.
@@ -933,7 +934,8 @@ void import_stablehlo_op(FunctionScope& s, OpRecord& rec) {
   if (op == "transpose") {
     transpose_attrs(rec, kind, attrs);
   } else if (op == "dot_general") {
-    dot_general_attrs(rec, attrs);
+    DotDims d = dot_general_dims(rec);
+    if (!matmul_transposes(rec, d, attrs)) return define_general_dot(s, rec, d);
   } else if (op == "broadcast_in_dim") {
     const ParsedAttr& d = require_attr(rec, {"dims", "broadcast_dimensions"});
     attrs.set("shape", rt.shape.dims());

@@ -75,7 +75,8 @@ void set_cluster_size(const OpRecord& rec, OpKind kind, Attrs& attrs) {
 
 /// tt-mlir's dot_general{batch_dims_lhs, batch_dims_rhs, contract_dims_lhs,
 /// contract_dims_rhs} is a matmul when it contracts one of the last two dims of each operand
-/// with any batch dims leading (what tt-mlir's decomposition pass turns into ttir.matmul).
+/// with any batch dims leading (what tt-mlir's decomposition pass turns into ttir.matmul);
+/// otherwise permutes and reshapes around one (define_general_dot).
 void import_ttir_dot_general(FunctionScope& s, OpRecord& rec) {
   auto dims = [&](std::string_view key, bool required) {
     const ParsedAttr* a = rec.attr(key);
@@ -94,7 +95,7 @@ void import_ttir_dot_general(FunctionScope& s, OpRecord& rec) {
   DotDims d{dims("contract_dims_lhs", true), dims("contract_dims_rhs", true),
             dims("batch_dims_lhs", false), dims("batch_dims_rhs", false)};
   Attrs attrs;
-  set_matmul_transposes(rec, d, attrs);
+  if (!matmul_transposes(rec, d, attrs)) return define_general_dot(s, rec, d);
   std::vector<NodeId> operands = resolve_operands(s, rec);
   NodeId id = s.graph.add_op_typed(OpKind::Matmul, std::move(operands), std::move(attrs),
                                    rec.result_type, rec.loc);

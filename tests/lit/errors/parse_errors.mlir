@@ -91,8 +91,8 @@ func.func @main(%arg0: tensor<4xf32>) -> tensor<4xf32> {
 }
 
 //--- dot_general.mlir
-func.func @main(%arg0: tensor<2x4x8xf32>, %arg1: tensor<2x8x4xf32>) -> tensor<2x4x2x4xf32> {
-  // DOT: dot_general.mlir:[[@LINE+1]]:3: error: cannot convert 'stablehlo.dot_general' to ttir.matmul: contracting dims [2] x [1] and batching dims [] x [] on operands of rank 3 and 3 (expected one of the last two dims of each operand, with batching dims leading)
-  %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [2] x [1] : (tensor<2x4x8xf32>, tensor<2x8x4xf32>) -> tensor<2x4x2x4xf32>
+func.func @main(%arg0: tensor<2x4x8xf32>, %arg1: tensor<2x6x4xf32>) -> tensor<2x4x2x4xf32> {
+  // DOT: dot_general.mlir:[[@LINE+1]]:3: error: 'stablehlo.dot_general' with contracting dims [2] x [1] and batching dims [] x [] on 2x4x8 and 2x6x4: dim 2 (8) and dim 1 (6) differ
+  %0 = stablehlo.dot_general %arg0, %arg1, contracting_dims = [2] x [1] : (tensor<2x4x8xf32>, tensor<2x6x4xf32>) -> tensor<2x4x2x4xf32>
   return %0 : tensor<2x4x2x4xf32>
 }

@@ -722,6 +722,22 @@ TEST(TextStableHlo, ChloErf) {
   EXPECT_NEAR(got[2], std::erf(0.5f), 1e-6);
 }
 
+TEST(TextStableHlo, BatchNormInference) {
+  // As torch-xla exports an eval-mode BatchNorm2d (channels at feature_index 1).
+  std::string t = "tensor<2xf32>";
+  std::string text = one_op(
+      "%x: tensor<1x2x1x2xf32>, %s: " + t + ", %o: " + t + ", %m: " + t + ", %v: " + t,
+      "\"stablehlo.batch_norm_inference\"(%x, %s, %o, %m, %v) {epsilon = 9.99999974E-6 : f32, "
+      "feature_index = 1 : i64} : (tensor<1x2x1x2xf32>, " +
+          t + ", " + t + ", " + t + ", " + t + ") -> tensor<1x2x1x2xf32>",
+      "tensor<1x2x1x2xf32>");
+  std::vector<float> got = run(text, {{1, 2, 3, 4}, {2, 0.5}, {1, -1}, {1, 2}, {4, 0.25}});
+  std::vector<float> want = {
+      (1 - 1) * 2 / std::sqrt(4 + 1e-5f) + 1, (2 - 1) * 2 / std::sqrt(4 + 1e-5f) + 1,
+      (3 - 2) * 0.5f / std::sqrt(0.25f + 1e-5f) - 1, (4 - 2) * 0.5f / std::sqrt(0.25f + 1e-5f) - 1};
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-5) << i;
+}
+
 TEST(TextStableHlo, MappingTable) {
   for (const StableHloOpMapping& m : stablehlo_op_mappings()) {
     EXPECT_TRUE(m.stablehlo.starts_with("stablehlo.") || m.stablehlo.starts_with("chlo."))

@@ -95,6 +95,8 @@ constexpr StableHloOpMapping kMappings[] = {
      "at a and whole elsewhere, one index per position): take(operand, indices clamped to "
      "the axis, a), permuted to offset_dims"},
     {"chlo.erf", "ttir.erf", "elementwise (CHLO, as JAX writes the exact gelu)"},
+    {"stablehlo.batch_norm_inference", "ttir.batch_norm_inference",
+     "(operand, scale, offset, mean, variance) with epsilon; feature_index is the dimension"},
     {"stablehlo.reduce_window", "ttir.max_pool2d",
      "windows over at most 2 dims, the others moved ahead and flattened to [1, C, H, W]; "
      "maximum: max_pool2d, add: avg_pool2d (padding counted) times the window size, minimum: "
@@ -318,7 +320,10 @@ void import_as_composite(FunctionScope& s, OpRecord& rec, std::string_view compo
                               i, rec.name, element.empty() ? std::string("unknown") : element));
     }
   }
-  size_t arity = composite == "clamp_tensor" ? 3 : logical && composite != "logical_not" ? 2 : 1;
+  size_t arity = composite == "batch_norm_inference"     ? 5
+                 : composite == "clamp_tensor"           ? 3
+                 : logical && composite != "logical_not" ? 2
+                                                         : 1;
   std::vector<NodeId> operands = operands_of(s, rec, arity);
   std::vector<Value> x;
   for (NodeId id : operands) x.push_back(Value{id});
@@ -927,6 +932,16 @@ void import_stablehlo_op(FunctionScope& s, OpRecord& rec) {
   if (op == "reduce_window") return import_reduce_window(s, rec);
   if (op == "convolution") return import_convolution(s, rec);
   if (op == "gather") return import_gather(s, rec);
+  if (op == "batch_norm_inference") {
+    // The composite's `dimension` is StableHLO's feature_index.
+    if (const ParsedAttr* f = rec.attr("feature_index")) {
+      ParsedAttr dimension = *f;
+      rec.attrs.emplace_back("dimension", std::move(dimension));
+    }
+    rec.attrs.erase(std::remove_if(rec.attrs.begin(), rec.attrs.end(),
+                                   [](const NamedAttr& a) { return a.first == "feature_index"; }),
+                    rec.attrs.end());
+  }
   if (find_ttir_composite(ttir) != nullptr) return import_as_composite(s, rec, ttir);
   OpKind kind = *op_by_name(ttir);
   const TensorType& rt = rec.result_type;

@@ -738,6 +738,18 @@ TEST(TextStableHlo, BatchNormInference) {
   for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(got[i], want[i], 1e-5) << i;
 }
 
+TEST(TextStableHlo, Reverse) {
+  std::string pretty =
+      one_op("%a: tensor<2x3xf32>", "stablehlo.reverse %a, dims = [1] : tensor<2x3xf32>",
+             "tensor<2x3xf32>");
+  EXPECT_EQ(run(pretty, {{1, 2, 3, 4, 5, 6}}), (std::vector<float>{3, 2, 1, 6, 5, 4}));
+  std::string generic = one_op("%a: tensor<2x3xf32>",
+                               "\"stablehlo.reverse\"(%a) {dimensions = array<i64: 0, 1>} : "
+                               "(tensor<2x3xf32>) -> tensor<2x3xf32>",
+                               "tensor<2x3xf32>");
+  EXPECT_EQ(run(generic, {{1, 2, 3, 4, 5, 6}}), (std::vector<float>{6, 5, 4, 3, 2, 1}));
+}
+
 TEST(TextStableHlo, MappingTable) {
   for (const StableHloOpMapping& m : stablehlo_op_mappings()) {
     EXPECT_TRUE(m.stablehlo.starts_with("stablehlo.") || m.stablehlo.starts_with("chlo."))

@@ -52,6 +52,7 @@ struct ConvCase {
   std::vector<int64_t> x_dims, w_dims, y_dims;
   std::vector<int64_t> stride{1, 1}, pad{0, 0, 0, 0}, dilation{1, 1};
   int64_t groups = 1;
+  std::vector<int64_t> lhs_dilation{1, 1};
 };
 
 std::vector<float> conv_by_definition(const ConvCase& c, const std::vector<float>& x,
@@ -81,9 +82,14 @@ std::vector<float> conv_by_definition(const ConvCase& c, const std::vector<float
     for (int64_t ci = 0; ci < cin_group; ++ci) {
       for (int64_t ky = 0; ky < kh; ++ky) {
         for (int64_t kx = 0; kx < kw; ++kx) {
+          // A position in the input dilated by lhs_dilation: only multiples hold elements.
           int64_t iy = oy * c.stride[0] - c.pad[0] + ky * c.dilation[0];
           int64_t ix = ox * c.stride[1] - c.pad[2] + kx * c.dilation[1];
-          if (iy < 0 || iy >= h || ix < 0 || ix >= wd) continue;
+          if (iy < 0 || ix < 0 || iy % c.lhs_dilation[0] != 0 || ix % c.lhs_dilation[1] != 0)
+            continue;
+          iy /= c.lhs_dilation[0];
+          ix /= c.lhs_dilation[1];
+          if (iy >= h || ix >= wd) continue;
           std::vector<int64_t> xi(c.in.size()), wi(c.ker.size());
           set(c.in, xi, 'b', n);
           set(c.in, xi, 'f', group * cin_group + ci);
@@ -210,6 +216,29 @@ TEST(TextStableHloWindow, Convolution1d) {
       "tensor<1x2xi64>, rhs_dilation = array<i64: 2>}");
 }
 
+TEST(TextStableHloWindow, TransposedConvolution) {
+  // Each case: letters, shapes, stride, padding, dilation, groups, input dilation.
+  // clang-format off
+  const std::pair<ConvCase, const char*> cases[] = {
+      // flax ConvTranspose(4, (3, 3), strides=(2, 2), padding="SAME") as JAX lowers it:
+      // input dilation 2, padding k - 1 - p around the spread input.
+      {{"b01f", "01io", "b01f", {1, 4, 5, 3}, {3, 3, 3, 4}, {1, 8, 10, 4}, {1, 1}, {2, 1, 2, 1}, {1, 1}, 1, {2, 2}},
+       "stablehlo.convolution(%x, %w) dim_numbers = [b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f], "
+       "window = {stride = [1, 1], pad = [[2, 1], [2, 1]], lhs_dilate = [2, 2], rhs_dilate = [1, 1]} "
+       "{batch_group_count = 1 : i64, feature_group_count = 1 : i64}"},
+      // Uneven input dilation in the generic form.
+      {{"b01f", "01io", "b01f", {1, 3, 4, 2}, {2, 2, 2, 3}, {1, 9, 3, 3}, {1, 1}, {1, 2, 0, 0}, {1, 1}, 1, {3, 1}},
+       "\"stablehlo.convolution\"(%x, %w) {dimension_numbers = #stablehlo.conv<[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]>, "
+       "lhs_dilation = array<i64: 3, 1>, padding = dense<[[1, 2], [0, 0]]> : tensor<2x2xi64>}"},
+      // A 1-D one.
+      {{"bf0", "oi0", "bf0", {1, 2, 5}, {3, 2, 3}, {1, 3, 11}, {1, 1}, {2, 2, 0, 0}, {1, 1}, 1, {2, 1}},
+       "\"stablehlo.convolution\"(%x, %w) {dimension_numbers = #stablehlo.conv<[b, f, 0]x[o, i, 0]->[b, f, 0]>, "
+       "lhs_dilation = array<i64: 2>, padding = dense<2> : tensor<1x2xi64>}"},
+  };
+  // clang-format on
+  for (const auto& [c, text] : cases) expect_conv(c, text);
+}
+
 TEST(TextStableHloWindow, ConvolutionErrors) {
   ConvCase c{"b01f", "01io", "b01f", {1, 4, 4, 2}, {3, 3, 2, 2}, {1, 4, 4, 2}};
   auto custom = [&](const std::string& numbers, const std::string& window,
@@ -218,9 +247,8 @@ TEST(TextStableHloWindow, ConvolutionErrors) {
                                       ", window = {" + window + "}" + attrs));
   };
   std::string nhwc = "[b, 0, 1, f]x[0, 1, i, o]->[b, 0, 1, f]";
-  EXPECT_EQ(custom(nhwc, "pad = [[1, 1], [1, 1]], lhs_dilate = [2, 2]"),
-            "t.mlir:2:140: error: 'stablehlo.convolution': input dilation [2, 2] (a transposed "
-            "convolution) is not supported");
+  EXPECT_EQ(custom(nhwc, "pad = [[1, 1], [1, 1]], lhs_dilate = [0, 2]"),
+            "t.mlir:2:140: error: 'stablehlo.convolution': input dilation 0 is not supported");
   EXPECT_EQ(custom(nhwc, "pad = [[1, 1], [1, 1]], reverse = [true, false]"),
             "t.mlir:2:137: error: 'stablehlo.convolution': a reversed window is not supported");
   EXPECT_EQ(custom(nhwc, "pad = [[-1, 1], [1, 1]]"),

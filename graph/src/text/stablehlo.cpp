@@ -88,13 +88,14 @@ constexpr StableHloOpMapping kMappings[] = {
      "1 or 2 spatial dims (1-D: a unit dim 1 after dim 0); dim_numbers (generic: "
      "dimension_numbers) give conv2d's dims and the "
      "kernel's permutation to [o, i, 0, 1]; window stride, pad, rhs_dilate and "
-     "feature_group_count become stride, padding, dilation and groups; lhs_dilate, reversal "
-     "and batch_group_count must be 1 / false"},
+     "feature_group_count become stride, padding, dilation and groups; lhs_dilate spreads "
+     "the input with zeros; reversal and batch_group_count must be false / 1"},
     {"stablehlo.gather", "ttir.embedding",
      "a lookup along one axis a (start_index_map = collapsed_slice_dims = [a], slice_sizes 1 "
      "at a and whole elsewhere, one index per position): take(operand, indices clamped to "
      "the axis, a), permuted to offset_dims"},
     {"chlo.erf", "ttir.erf", "elementwise (CHLO, as JAX writes the exact gelu)"},
+    {"stablehlo.reverse", "ttir.reverse", "dims = [d...] (generic: dimensions)"},
     {"stablehlo.batch_norm_inference", "ttir.batch_norm_inference",
      "(operand, scale, offset, mean, variance) with epsilon; feature_index is the dimension"},
     {"stablehlo.reduce_window", "ttir.max_pool2d",
@@ -612,6 +613,27 @@ const ParsedAttr* window_attr(const OpRecord& rec, std::string_view custom,
   return rec.attr(generic);
 }
 
+/// `x` with `k - 1` zeros between consecutive elements along `d` (StableHLO's lhs_dilation):
+/// each element and a block of zeros concatenated along a new dim, flattened, the trailing
+/// zeros sliced off.
+Value spread(Builder& b, Value x, int64_t d, int64_t k) {
+  if (k == 1) return x;
+  std::vector<int64_t> dims = b.type(x).shape.dims();
+  auto at = static_cast<size_t>(d);
+  std::vector<int64_t> split = dims;
+  split.insert(split.begin() + d + 1, 1);
+  Value column = b.reshape(x, split);
+  split[at + 1] = k - 1;
+  Value zeros = b.full(Shape(split), 0.0, b.type(x).dtype);
+  Value both = b.concat({column, zeros}, d + 1);
+  std::vector<int64_t> flat = dims;
+  flat[at] *= k;
+  Value spread = b.reshape(both, flat);
+  std::vector<int64_t> begins(dims.size(), 0), ends = flat;
+  ends[at] = (dims[at] - 1) * k + 1;
+  return b.slice(spread, begins, ends);
+}
+
 /// A 2-D convolution as ttir.conv2d in the input's layout, the kernel permuted to
 /// [out, in / groups, 0, 1] and the result to the declared output layout when they differ. A
 /// 1-D convolution is a 2-D one with a unit spatial dim 1 after dim 0 of each operand.
@@ -642,9 +664,8 @@ void import_convolution(FunctionScope& s, OpRecord& rec) {
     throw Error(a != nullptr ? a->loc : rec.loc,
                 fmt::format("'{}': {} is not supported", rec.name, what));
   };
-  if (lhs_dilation != std::vector<int64_t>{1, 1}) {
-    unsupported("lhs_dilate", "lhs_dilation",
-                fmt::format("input dilation {} (a transposed convolution)", lhs_dilation));
+  for (int64_t v : lhs_dilation) {
+    if (v < 1) unsupported("lhs_dilate", "lhs_dilation", fmt::format("input dilation {}", v));
   }
   for (int64_t v : stride) {
     if (v < 1) unsupported("stride", "window_strides", fmt::format("stride {}", v));
@@ -698,6 +719,9 @@ void import_convolution(FunctionScope& s, OpRecord& rec) {
       x = unit_after_0(b, x, in);
       w = unit_after_0(b, w, kernel);
     }
+    // Input dilation (a transposed convolution): zeros between the input's elements.
+    x = spread(b, x, letter_at(in, "0"), lhs_dilation[0]);
+    x = spread(b, x, letter_at(in, "1"), lhs_dilation[1]);
     if (!is_identity(kernel_perm)) w = b.permute(w, kernel_perm);
     Value y = b.conv2d(x, w, o);
     if (!is_identity(out_perm)) y = b.permute(y, out_perm);
@@ -916,6 +940,13 @@ void import_gather(FunctionScope& s, OpRecord& rec) {
   });
 }
 
+/// `rec`'s attribute `from` (when present) under the name `to`.
+void rename_attr(OpRecord& rec, std::string_view from, std::string_view to) {
+  for (auto& [k, v] : rec.attrs) {
+    if (k == from) k = std::string(to);
+  }
+}
+
 } // namespace
 
 void import_stablehlo_op(FunctionScope& s, OpRecord& rec) {
@@ -932,16 +963,9 @@ void import_stablehlo_op(FunctionScope& s, OpRecord& rec) {
   if (op == "reduce_window") return import_reduce_window(s, rec);
   if (op == "convolution") return import_convolution(s, rec);
   if (op == "gather") return import_gather(s, rec);
-  if (op == "batch_norm_inference") {
-    // The composite's `dimension` is StableHLO's feature_index.
-    if (const ParsedAttr* f = rec.attr("feature_index")) {
-      ParsedAttr dimension = *f;
-      rec.attrs.emplace_back("dimension", std::move(dimension));
-    }
-    rec.attrs.erase(std::remove_if(rec.attrs.begin(), rec.attrs.end(),
-                                   [](const NamedAttr& a) { return a.first == "feature_index"; }),
-                    rec.attrs.end());
-  }
+  // Attributes the composites name otherwise.
+  if (op == "batch_norm_inference") rename_attr(rec, "feature_index", "dimension");
+  if (op == "reverse") rename_attr(rec, "dims", "dimensions");
   if (find_ttir_composite(ttir) != nullptr) return import_as_composite(s, rec, ttir);
   OpKind kind = *op_by_name(ttir);
   const TensorType& rt = rec.result_type;

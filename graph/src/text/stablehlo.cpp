@@ -459,7 +459,9 @@ bool is_reducer_identity(std::string_view reducer, std::optional<double> init, D
 /// A reduce whose reducer is one add, maximum or minimum: sum, max, or neg(max(neg(x))); an
 /// init value that is not the reducer's identity is combined with the result.
 void import_reduce(FunctionScope& s, OpRecord& rec) {
-  auto [op, operands] = reduce_head(s, rec);
+  ReduceHead head = reduce_head(s, rec);
+  const std::string& op = head.op;
+  const std::vector<NodeId>& operands = head.operands;
   const TensorType& xt = s.graph.node(operands[0]).type;
   const ParsedAttr& da = require_attr(rec, {"dimensions"});
   std::vector<int64_t> dims = int_list(da, "dimensions", rec.name);
@@ -738,7 +740,9 @@ void import_convolution(FunctionScope& s, OpRecord& rec) {
 /// flattened ahead of them, [1, C, H, W]; max_pool2d, avg_pool2d times the window size, or
 /// neg(max_pool2d(neg(x))); then the result shaped and ordered back.
 void import_reduce_window(FunctionScope& s, OpRecord& rec) {
-  auto [op, operands] = reduce_head(s, rec);
+  ReduceHead head = reduce_head(s, rec);
+  const std::string& op = head.op;
+  const std::vector<NodeId>& operands = head.operands;
   const TensorType& xt = s.graph.node(operands[0]).type;
   int64_t rank = xt.shape.rank();
   auto n = static_cast<size_t>(rank);

@@ -497,8 +497,6 @@ struct Entry {
   Value (*build)(Expansion&);
 };
 
-constexpr int kAny = 1 << 20;
-
 const Entry kEntries[] = {
     {{"ge", "", "maximum(gt(a, b), eq(a, b))"}, 2, 2, ge},
     {{"le", "", "maximum(lt(a, b), eq(a, b))"}, 2, 2, le},

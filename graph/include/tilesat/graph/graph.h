@@ -18,6 +18,7 @@
 #include "tilesat/graph/tensor.h"
 
 #include <cstdint>
+#include <deque>
 #include <memory>
 #include <span>
 #include <string>
@@ -72,6 +73,8 @@ public:
   void set_operand(NodeId user, size_t index, NodeId value);
 
   size_t num_nodes() const { return nodes_.size(); }
+  /// A node by id. The reference stays valid while the graph grows: importers and rules may
+  /// hold a node's type while they add ops.
   const Node& node(NodeId id) const { return nodes_[id]; }
   Node& mutable_node(NodeId id) { return nodes_[id]; }
   std::span<const NodeId> arguments() const { return args_; }
@@ -100,7 +103,7 @@ public:
 private:
   NodeId push(Node n);
   std::string name_;
-  std::vector<Node> nodes_;
+  std::deque<Node> nodes_; // a deque: adding a node never moves the others
   std::vector<NodeId> args_;
   std::vector<GraphResult> results_;
   // Uses (producer, user) whose producer id did not exist yet; their edges are added when it

@@ -19,13 +19,17 @@ NodeId lookup_value(FunctionScope& s, const OperandRef& ref) {
 
 namespace {
 
-void check_new_name(FunctionScope& s, const OpRecord& rec) {
-  auto prev = s.defined_at.find(rec.result);
+void check_new_name(FunctionScope& s, const std::string& name, const SourceLoc& loc) {
+  auto prev = s.defined_at.find(name);
   if (prev != s.defined_at.end()) {
-    throw Error(rec.loc, fmt::format("redefinition of {} (first defined at {})", rec.result,
-                                     prev->second.str()));
+    throw Error(loc,
+                fmt::format("redefinition of {} (first defined at {})", name, prev->second.str()));
   }
-  s.defined_at.emplace(rec.result, rec.loc);
+  s.defined_at.emplace(name, loc);
+}
+
+void check_new_name(FunctionScope& s, const OpRecord& rec) {
+  check_new_name(s, rec.result, rec.loc);
 }
 
 } // namespace
@@ -33,6 +37,29 @@ void check_new_name(FunctionScope& s, const OpRecord& rec) {
 void define_alias(FunctionScope& s, const OpRecord& rec, NodeId id) {
   check_new_name(s, rec);
   s.values.emplace(rec.result, id);
+}
+
+void define_results(FunctionScope& s, const OpRecord& rec, std::span<const NodeId> ids,
+                    std::string_view producer) {
+  std::span<const std::string> names = rec.results;
+  std::span<const TensorType> declared = rec.result_types;
+  if (names.empty()) {
+    names = std::span<const std::string>(&rec.result, 1);
+    declared = std::span<const TensorType>(&rec.result_type, rec.has_result_type ? 1 : 0);
+  }
+  if (ids.size() != names.size()) {
+    throw Error(rec.loc, fmt::format("'{}' has {} result names, but {} {} values", rec.name,
+                                     names.size(), producer, ids.size()));
+  }
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const TensorType& actual = s.graph.node(ids[i]).type;
+    if (i < declared.size() && !actual.same_value_type(declared[i])) {
+      throw Error(rec.name_loc, fmt::format("'{}': result {} is declared {}, but {} {}", rec.name,
+                                            names[i], declared[i].str(), producer, actual.str()));
+    }
+    check_new_name(s, names[i], rec.loc);
+    s.values.emplace(names[i], ids[i]);
+  }
 }
 
 void define_result(FunctionScope& s, const OpRecord& rec, std::optional<NodeId> id) {

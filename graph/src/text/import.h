@@ -28,6 +28,11 @@ NodeId lookup_value(FunctionScope& s, const OperandRef& ref);
 void define_result(FunctionScope& s, const OpRecord& rec, std::optional<NodeId> id);
 /// Records `rec.result` as another name of `id` (an op that only moves a value).
 void define_alias(FunctionScope& s, const OpRecord& rec, NodeId id);
+/// Records each result name of `rec` (`rec.results`, or `rec.result` alone) as a name of the
+/// node at the same index of `ids`, checking it against its declared type; `producer` says
+/// where the values come from in errors ("@f returns").
+void define_results(FunctionScope& s, const OpRecord& rec, std::span<const NodeId> ids,
+                    std::string_view producer);
 /// Operand nodes of `rec`: scalar literals become rank-0 constants, a trailing `ttir.empty()`
 /// destination is dropped, and each operand's declared type is checked against its value.
 std::vector<NodeId> resolve_operands(FunctionScope& s, OpRecord& rec);

@@ -156,6 +156,11 @@ Token Lexer::next() {
       ++pos_;
     }
     if (pos_ == start + 1) fail(start, fmt::format("expected a name after '{}'", c));
+    // One result of an op with several: `%r#1`.
+    if (value && at(pos_) == '#' && is_digit(at(pos_ + 1))) {
+      pos_ += 2;
+      while (pos_ < src_.size() && is_digit(src_[pos_])) ++pos_;
+    }
     Tok kind = c == '%'   ? Tok::PercentId
                : c == '@' ? Tok::AtId
                : c == '#' ? Tok::HashId

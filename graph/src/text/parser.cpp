@@ -5,7 +5,9 @@
 #include "text/import.h"
 #include "tilesat/graph/data_files.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstring>
 #include <fmt/format.h>
 #include <fstream>
@@ -138,15 +140,13 @@ private:
     skip_trailing_loc();
     std::vector<NodeId> args = resolve_operands(s, rec);
     const Graph& f = callee(name, c_.loc_of(sym));
-    if (f.arguments().size() != args.size() || f.results().size() != 1) {
+    size_t want = std::max<size_t>(1, rec.results.size());
+    if (f.arguments().size() != args.size() || f.results().size() != want) {
       throw Error(rec.name_loc,
-                  fmt::format("'{}' of @{} with {} operands and 1 result: @{} takes {} arguments "
-                              "and has {} results{}",
-                              rec.name, name, args.size(), name, f.arguments().size(),
-                              f.results().size(),
-                              f.results().size() > 1 ? " (calls with several results are not "
-                                                       "supported)"
-                                                     : ""));
+                  fmt::format("'{}' of @{} with {} operands and {} result{}: @{} takes {} "
+                              "arguments and has {} results",
+                              rec.name, name, args.size(), want, want == 1 ? "" : "s", name,
+                              f.arguments().size(), f.results().size()));
     }
     std::vector<NodeId> map(f.num_nodes());
     for (size_t i = 0; i < args.size(); ++i) {
@@ -165,14 +165,9 @@ private:
       for (NodeId o : n.operands) operands.push_back(map[o]);
       map[id] = s.graph.add_op_typed(n.kind, std::move(operands), n.attrs, n.type, n.loc);
     }
-    NodeId result = map[f.results()[0].value];
-    if (!s.graph.node(result).type.same_value_type(rec.result_type)) {
-      throw Error(rec.name_loc, fmt::format("'{}' of @{}: declared result type {}, but @{} "
-                                            "returns {}",
-                                            rec.name, name, rec.result_type.str(), name,
-                                            s.graph.node(result).type.str()));
-    }
-    define_alias(s, rec, result);
+    std::vector<NodeId> results;
+    for (const GraphResult& r : f.results()) results.push_back(map[r.value]);
+    define_results(s, rec, results, fmt::format("@{} returns", name));
   }
   /// Whether the function parsed last declared `ttir.empty()` destinations.
   bool saw_destinations_ = false;
@@ -363,11 +358,11 @@ private:
     if (c_.is_word("return") || c_.is_word("func.return")) return parse_return(s, signature);
     if (!c_.is(Tok::PercentId)) c_.expected("an op, 'return' or '}'");
     Token res = c_.take();
-    if (c_.is(Tok::Comma)) c_.fail("ops with several results are not supported");
-    c_.expect(Tok::Equal, "'='");
     OpRecord rec;
     rec.result = std::string(res.text);
     rec.loc = c_.loc_of(res);
+    parse_result_names(rec);
+    c_.expect(Tok::Equal, "'='");
     rec.name_loc = c_.loc();
     if (c_.is_word("call") || c_.is_word("func.call")) {
       parse_call(s, rec);
@@ -381,6 +376,11 @@ private:
       c_.expected("an op name");
     }
     skip_trailing_loc();
+    if (!rec.results.empty() && rec.name != "stablehlo.optimization_barrier") {
+      throw Error(rec.loc, fmt::format("'{}' with {} results is not supported (calls and "
+                                       "'stablehlo.optimization_barrier' may have several)",
+                                       rec.name, rec.results.size()));
+    }
     if (rec.name.starts_with("ttir.") || rec.name == "tensor.empty") {
       import_ttir_op(s, rec);
     } else if (rec.name.starts_with("ttnn.")) {
@@ -393,6 +393,30 @@ private:
     }
     return false;
   }
+
+  /// After the first result name: `:N` (results `%r#0` ... `%r#N-1`) or `, %b, ...`.
+  void parse_result_names(OpRecord& rec) {
+    if (c_.accept(Tok::Colon)) {
+      Token n = c_.expect(Tok::Integer, "a result count such as '2'");
+      int64_t count = 0;
+      auto [end, ec] = std::from_chars(n.text.data(), n.text.data() + n.text.size(), count);
+      if (ec != std::errc() || end != n.text.data() + n.text.size() || count < 1 ||
+          count > kMaxResults) {
+        c_.fail_at(
+            n, fmt::format("expected a result count from 1 to {}, got {}", kMaxResults, n.text));
+      }
+      if (count == 1) return;
+      for (int64_t i = 0; i < count; ++i)
+        rec.results.push_back(fmt::format("{}#{}", rec.result, i));
+      return;
+    }
+    if (!c_.is(Tok::Comma)) return;
+    rec.results.push_back(rec.result);
+    while (c_.accept(Tok::Comma)) {
+      rec.results.emplace_back(c_.expect(Tok::PercentId, "a result name such as '%1'").text);
+    }
+  }
+  static constexpr int64_t kMaxResults = 4096;
 
   void add_attrs(OpRecord& rec, std::vector<NamedAttr> attrs) {
     for (auto& [k, v] : attrs) {
@@ -417,14 +441,17 @@ private:
   }
 
   void parse_result_type(OpRecord& rec) {
+    size_t want = std::max<size_t>(1, rec.results.size());
     if (c_.is(Tok::LParen)) {
       std::vector<TensorType> types = parse_types_in_parens();
-      if (types.size() != 1) {
-        throw Error(rec.name_loc,
-                    fmt::format("expected 1 result type for '{}', got {}", rec.name, types.size()));
+      if (types.size() != want) {
+        throw Error(rec.name_loc, fmt::format("expected {} result type{} for '{}', got {}", want,
+                                              want == 1 ? "" : "s", rec.name, types.size()));
       }
       rec.result_type = types[0];
+      if (want > 1) rec.result_types = std::move(types);
     } else {
+      if (want > 1) c_.expected(fmt::format("'(' and {} result types", want));
       rec.result_type = parse_type(c_);
     }
     rec.has_result_type = true;
@@ -490,6 +517,18 @@ private:
     bool reduce = rec.name == "stablehlo.reduce" && c_.is(Tok::LParen);
     if (reduce) {
       parse_reduce_head(rec);
+    } else if (c_.is(Tok::AtId) && c_.peek().kind == Tok::LParen) {
+      // stablehlo.custom_call @target(%x, ...): the target as its generic attribute
+      Token target = c_.take();
+      ParsedAttr a;
+      a.kind = ParsedAttr::Kind::String;
+      a.loc = c_.loc_of(target);
+      a.text = unquote_symbol(target.text);
+      a.spelling = std::string(target.text);
+      std::vector<NamedAttr> one;
+      one.emplace_back("call_target_name", std::move(a));
+      add_attrs(rec, std::move(one));
+      parse_paren_operands(rec);
     } else if (c_.is(Tok::LParen)) {
       parse_paren_operands(rec);
       // stablehlo.convolution(%x, %w) dim_numbers = ..., window = {...}
@@ -537,6 +576,16 @@ private:
       rec.operand_elements = {elements[0], elements[1], elements[1]};
       rec.result_type = types[1];
       rec.has_result_type = true;
+      return;
+    }
+    // stablehlo.optimization_barrier: `: t1, t2`, one type per operand and result.
+    if (!rec.results.empty() && types.size() == rec.results.size()) {
+      rec.operand_types = types;
+      rec.operand_elements = std::move(elements);
+      rec.result_type = types[0];
+      rec.result_types = std::move(types);
+      rec.has_result_type = true;
+      check_operand_type_count(rec, at);
       return;
     }
     if (types.size() != 1) c_.expected("'->'");

@@ -98,6 +98,13 @@ constexpr StableHloOpMapping kMappings[] = {
     {"stablehlo.reverse", "ttir.reverse", "dims = [d...] (generic: dimensions)"},
     {"stablehlo.batch_norm_inference", "ttir.batch_norm_inference",
      "(operand, scale, offset, mean, variance) with epsilon; feature_index is the dimension"},
+    {"stablehlo.optimization_barrier", "",
+     "no op: each result is its operand (the barrier only orders XLA's scheduling, as "
+     "jax.checkpoint writes it)"},
+    {"stablehlo.custom_call", "",
+     "@Sharding, @SPMDFullToShardShape and @SPMDShardToFullShape (JAX's sharding "
+     "annotations) whose result has its operand's type: no op, as tilesat partitions meshes "
+     "itself; any other target is an error"},
     {"stablehlo.reduce_window", "ttir.max_pool2d",
      "windows over at most 2 dims, the others moved ahead and flattened to [1, C, H, W]; "
      "maximum: max_pool2d, add: avg_pool2d (padding counted) times the window size, minimum: "
@@ -854,6 +861,45 @@ void import_reduce_window(FunctionScope& s, OpRecord& rec) {
   });
 }
 
+/// `%r:2 = stablehlo.optimization_barrier %a, %b`: the results are the operands.
+void import_optimization_barrier(FunctionScope& s, OpRecord& rec) {
+  reject_positional(rec);
+  std::vector<NodeId> operands = resolve_operands(s, rec);
+  size_t results = std::max<size_t>(1, rec.results.size());
+  if (operands.size() != results) {
+    throw Error(rec.loc, fmt::format("'{}' has {} operands and {} results: each result is one "
+                                     "operand",
+                                     rec.name, operands.size(), results));
+  }
+  define_results(s, rec, operands, "its operand is");
+}
+
+/// JAX's sharding annotations: `stablehlo.custom_call @Sharding(%x) {mhlo.sharding = ...}`.
+/// On one device (and before tilesat's own mesh partition) they leave the value as it is.
+void import_custom_call(FunctionScope& s, OpRecord& rec) {
+  reject_positional(rec);
+  const ParsedAttr& target = require_attr(rec, {"call_target_name"});
+  static constexpr std::array<std::string_view, 3> kAnnotations = {
+      "Sharding", "SPMDFullToShardShape", "SPMDShardToFullShape"};
+  if (target.kind != ParsedAttr::Kind::String ||
+      std::find(kAnnotations.begin(), kAnnotations.end(), target.text) == kAnnotations.end()) {
+    throw Error(target.loc,
+                fmt::format("'{}' of target {} is not supported (tilesat reads @{} as "
+                            "annotations of one value)",
+                            rec.name, render_attr(target), fmt::join(kAnnotations, ", @")));
+  }
+  std::vector<NodeId> operands = operands_of(s, rec, 1);
+  const TensorType& t = s.graph.node(operands[0]).type;
+  if (!t.same_value_type(rec.result_type)) {
+    throw Error(rec.name_loc,
+                fmt::format("'{}' @{} changes {} to {}: a shard's shape needs the partition it "
+                            "came from (export the model unsharded, or let tilesat partition "
+                            "it: --device t3k)",
+                            rec.name, target.text, t.str(), rec.result_type.str()));
+  }
+  define_alias(s, rec, operands[0]);
+}
+
 /// A gather that looks up whole slices along one axis (JAX's jnp.take and embedding lookups):
 /// take(operand, indices, axis), the indices clamped into the axis as StableHLO clamps start
 /// indices, the result permuted when offset_dims place the slice dims otherwise.
@@ -959,6 +1005,8 @@ void import_stablehlo_op(FunctionScope& s, OpRecord& rec) {
   if (!rec.has_result_type) throw Error(rec.loc, fmt::format("'{}' has no result type", rec.name));
   // The name after its dialect ("stablehlo." or "chlo.").
   std::string_view op = std::string_view(rec.name).substr(rec.name.find('.') + 1);
+  if (op == "optimization_barrier") return import_optimization_barrier(s, rec);
+  if (op == "custom_call") return import_custom_call(s, rec);
   std::string_view ttir = m->ttir.substr(5);
   if (op == "compare") return import_compare(s, rec);
   if (op == "iota") return import_iota(s, rec);

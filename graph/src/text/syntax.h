@@ -63,6 +63,11 @@ struct OpRecord {
   SourceLoc loc;    // where the statement starts (its result name)
   SourceLoc name_loc;
   std::string result;
+  /// Every result's name when the op has several: `%r:2 = ...` names `%r#0` and `%r#1`,
+  /// `%a, %b = ...` names `%a` and `%b` (empty for one result, named by `result`).
+  std::vector<std::string> results;
+  /// Their declared types, one per name of `results`.
+  std::vector<TensorType> result_types;
   std::vector<OperandRef> operands;
   std::vector<NamedAttr> attrs;              // <{...}>, {...} and custom `key = value` items
   std::vector<ParsedAttr> positional;        // custom-form values such as `dense<0.0>`

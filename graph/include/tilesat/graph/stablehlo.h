@@ -16,7 +16,8 @@ namespace tilesat {
 
 struct StableHloOpMapping {
   std::string_view stablehlo; // "stablehlo.dot_general"
-  std::string_view ttir;      // "ttir.matmul": a table op, or a composite (ttir_composites.h)
+  std::string_view ttir;      // "ttir.matmul": a table op, or a composite (ttir_composites.h);
+                              // empty when the op adds no node (its results are operands)
   std::string_view how;       // how attributes carry over
 };
 

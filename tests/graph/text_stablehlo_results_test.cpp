@@ -1,0 +1,120 @@
+// Ops with several results (`%r:2 = ...`, `%a, %b = ...`, uses `%r#1`): calls of functions
+// returning several values, stablehlo.optimization_barrier; and JAX's sharding annotations
+// (stablehlo.custom_call @Sharding), read as the values they annotate.
+#include "text_test_support.h"
+
+#include <gtest/gtest.h>
+
+namespace tilesat {
+namespace {
+
+// jax.checkpoint writes a barrier over the values it keeps; a private function returns two.
+const char* kBarrier =
+    R"(func.func private @pair(%a: tensor<2xf32>, %b: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>) {
+  %0 = stablehlo.add %a, %b : tensor<2xf32>
+  %1 = stablehlo.multiply %a, %b : tensor<2xf32>
+  return %0, %1 : tensor<2xf32>, tensor<2xf32>
+}
+func.func @main(%x: tensor<2xf32>, %y: tensor<2xf32>) -> tensor<2xf32> {
+  %0:2 = stablehlo.optimization_barrier %x, %y : tensor<2xf32>, tensor<2xf32>
+  %s, %p = "stablehlo.optimization_barrier"(%0#1, %0#0) : (tensor<2xf32>, tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>)
+  %1:2 = call @pair(%s, %p) : (tensor<2xf32>, tensor<2xf32>) -> (tensor<2xf32>, tensor<2xf32>)
+  %2 = stablehlo.subtract %1#1, %1#0 : tensor<2xf32>
+  return %2 : tensor<2xf32>
+}
+)";
+
+std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
+}
+
+TEST(TextStableHloResults, BarrierAndCallWithSeveralResults) {
+  const SourceFile file = parse_text(kBarrier, "t.mlir");
+  const Graph& main = select_function(file, "main");
+  // pair(y, x) is (y+x, y*x); y*x - (y+x): the barriers add no node, the call its two ops.
+  std::vector<Tensor> args{Tensor(main.node(0).type, {2, 3}), Tensor(main.node(1).type, {5, -1})};
+  EXPECT_EQ(evaluate(main, args).at(0).data(), (std::vector<float>{3, -5}));
+  EXPECT_EQ(main.num_ops(), 3u);
+}
+
+TEST(TextStableHloResults, Errors) {
+  auto with = [](const std::string& from, const std::string& to) {
+    return parse_error(replaced(kBarrier, from, to));
+  };
+  EXPECT_EQ(with("%2 = stablehlo.subtract", "%2:2 = stablehlo.subtract"),
+            "t.mlir:10:3: error: 'stablehlo.subtract' with 2 results is not supported (calls "
+            "and 'stablehlo.optimization_barrier' may have several)");
+  EXPECT_EQ(with("%0:2", "%0:0"), "t.mlir:7:6: error: expected a result count from 1 to 4096, "
+                                  "got 0");
+  EXPECT_EQ(with("%1#1, %1#0", "%1#2, %1#0"), "t.mlir:10:27: error: use of undefined value %1#2");
+  EXPECT_EQ(with("%1:2 = call", "%1:3 = call"),
+            "t.mlir:9:10: error: expected 3 result types for 'call', got 2");
+  EXPECT_EQ(with("%1:2 = call @pair(%s, %p) : (tensor<2xf32>, tensor<2xf32>) -> (tensor<2xf32>, "
+                 "tensor<2xf32>)",
+                 "%1 = call @pair(%s, %p) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>"),
+            "t.mlir:9:8: error: 'call' of @pair with 2 operands and 1 result: @pair takes 2 "
+            "arguments and has 2 results");
+  EXPECT_EQ(
+      with("-> (tensor<2xf32>, tensor<2xf32>)\n  %2", "-> (tensor<2xf32>, tensor<2xi32>)\n  %2"),
+      "t.mlir:9:10: error: 'call': result %1#1 is declared tensor<2xi32>, but @pair returns "
+      "tensor<2xf32>");
+  EXPECT_EQ(with("%s, %p = \"stablehlo.optimization_barrier\"(%0#1, %0#0)",
+                 "%s, %p = \"stablehlo.optimization_barrier\"(%0#1)"),
+            "t.mlir:8:53: error: expected 1 operand types for 'stablehlo.optimization_barrier', "
+            "got 2");
+  EXPECT_EQ(with("%0:2 = stablehlo.optimization_barrier %x, %y : tensor<2xf32>, tensor<2xf32>",
+                 "%0:2 = stablehlo.optimization_barrier %x : tensor<2xf32>, tensor<2xf32>"),
+            "t.mlir:7:46: error: expected 1 operand types for "
+            "'stablehlo.optimization_barrier', got 2");
+  EXPECT_EQ(
+      with("%0:2 = stablehlo.optimization_barrier", "%0:2, %t = stablehlo.optimization_barrier"),
+      "t.mlir:7:7: error: expected '=', got ','");
+  EXPECT_EQ(with("%0:2 = stablehlo.optimization_barrier %x, %y : tensor<2xf32>, tensor<2xf32>",
+                 "%0 = stablehlo.optimization_barrier %x, %y : tensor<2xf32>"),
+            "t.mlir:7:3: error: 'stablehlo.optimization_barrier' has 2 operands and 1 results: "
+            "each result is one operand");
+}
+
+// JAX's sharding annotations around a value, as jax.export writes them for a sharded model.
+const char* kSharding =
+    R"(func.func @main(%x: tensor<4x8xf32> {mhlo.sharding = "{devices=[2,1]<=[2]}"}) -> tensor<4x8xf32> {
+  %0 = stablehlo.custom_call @Sharding(%x) {backend_config = "", mhlo.sharding = "{devices=[2,1]<=[2]}"} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  %1 = stablehlo.negate %0 : tensor<4x8xf32>
+  %2 = "stablehlo.custom_call"(%1) {call_target_name = "SPMDShardToFullShape", mhlo.sharding = "{replicated}"} : (tensor<4x8xf32>) -> tensor<4x8xf32>
+  return %2 : tensor<4x8xf32>
+}
+)";
+
+TEST(TextStableHloResults, ShardingAnnotationsAreTheirValues) {
+  const SourceFile file = parse_text(kSharding, "t.mlir");
+  const Graph& g = only(file);
+  EXPECT_EQ(g.num_ops(), 1u);
+  std::vector<float> x(32);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i) - 4;
+  std::vector<float> want(32);
+  for (size_t i = 0; i < x.size(); ++i) want[i] = -x[i];
+  EXPECT_EQ(run(kSharding, {x}), want);
+}
+
+TEST(TextStableHloResults, ShardingErrors) {
+  auto with = [](const std::string& from, const std::string& to) {
+    return parse_error(replaced(kSharding, from, to));
+  };
+  EXPECT_EQ(with("@Sharding", "@cu_threefry2x32"),
+            "t.mlir:2:30: error: 'stablehlo.custom_call' of target @cu_threefry2x32 is not "
+            "supported (tilesat reads @Sharding, @SPMDFullToShardShape, @SPMDShardToFullShape "
+            "as annotations of one value)");
+  EXPECT_EQ(with("(tensor<4x8xf32>) -> tensor<4x8xf32>\n  %1",
+                 "(tensor<4x8xf32>) -> tensor<2x8xf32>\n  %1"),
+            "t.mlir:2:8: error: 'stablehlo.custom_call' @Sharding changes tensor<4x8xf32> to "
+            "tensor<2x8xf32>: a shard's shape needs the partition it came from (export the "
+            "model unsharded, or let tilesat partition it: --device t3k)");
+  EXPECT_EQ(with("{call_target_name = \"SPMDShardToFullShape\", ", "{"),
+            "t.mlir:4:3: error: 'stablehlo.custom_call' needs attribute 'call_target_name'");
+}
+
+} // namespace
+} // namespace tilesat

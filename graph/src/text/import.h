@@ -84,5 +84,9 @@ Value counting_constant(Builder& b, const OpRecord& rec, int64_t d, double start
 void import_ttnn_op(FunctionScope& s, OpRecord& rec);
 /// `stablehlo.*` ops, converted to TTIR on the way in.
 void import_stablehlo_op(FunctionScope& s, OpRecord& rec);
+/// stablehlo.dynamic_slice / dynamic_update_slice whose start indices fold to constants
+/// (stablehlo_dynamic_slice.cpp): a slice, or slices around the update concatenated.
+void import_dynamic_slice(FunctionScope& s, OpRecord& rec);
+void import_dynamic_update_slice(FunctionScope& s, OpRecord& rec);
 
 } // namespace tilesat::text

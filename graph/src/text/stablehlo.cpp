@@ -98,6 +98,12 @@ constexpr StableHloOpMapping kMappings[] = {
     {"stablehlo.reverse", "ttir.reverse", "dims = [d...] (generic: dimensions)"},
     {"stablehlo.batch_norm_inference", "ttir.batch_norm_inference",
      "(operand, scale, offset, mean, variance) with epsilon; feature_index is the dimension"},
+    {"stablehlo.dynamic_slice", "ttir.slice",
+     "start indices that fold to constants (constants, or ops on constants), clamped into "
+     "[0, extent - size]: slice{begins, ends = begins + sizes}; generic: slice_sizes"},
+    {"stablehlo.dynamic_update_slice", "ttir.concat",
+     "start indices that fold to constants, clamped: the operand's slices before and after "
+     "the update along each dim concatenated around it"},
     {"stablehlo.optimization_barrier", "",
      "no op: each result is its operand (the barrier only orders XLA's scheduling, as "
      "jax.checkpoint writes it)"},
@@ -1007,6 +1013,8 @@ void import_stablehlo_op(FunctionScope& s, OpRecord& rec) {
   std::string_view op = std::string_view(rec.name).substr(rec.name.find('.') + 1);
   if (op == "optimization_barrier") return import_optimization_barrier(s, rec);
   if (op == "custom_call") return import_custom_call(s, rec);
+  if (op == "dynamic_slice") return import_dynamic_slice(s, rec);
+  if (op == "dynamic_update_slice") return import_dynamic_update_slice(s, rec);
   std::string_view ttir = m->ttir.substr(5);
   if (op == "compare") return import_compare(s, rec);
   if (op == "iota") return import_iota(s, rec);

@@ -66,6 +66,11 @@ constexpr StableHloOpMapping kMappings[] = {
     {"stablehlo.floor", "ttir.floor", "elementwise"},
     {"stablehlo.ceil", "ttir.ceil", "elementwise"},
     {"stablehlo.sign", "ttir.sign", "elementwise"},
+    {"stablehlo.remainder", "ttir.remainder", "same shapes: x - y * trunc(x / y)"},
+    {"stablehlo.round_nearest_afz", "ttir.floor",
+     "sign(x) * floor(|x| + 1/2): halves away from zero"},
+    {"stablehlo.round_nearest_even", "ttir.floor",
+     "r - (r - x == 1/2) * (r - 2 floor(r / 2)), r = floor(x + 1/2): halves to even"},
     {"stablehlo.tan", "ttir.tan", "elementwise"},
     {"stablehlo.is_finite", "ttir.isfinite", "elementwise, the result typecast to i1 (as i32)"},
     {"stablehlo.not", "ttir.logical_not", "booleans (i1) only"},
@@ -334,10 +339,10 @@ void import_as_composite(FunctionScope& s, OpRecord& rec, std::string_view compo
                               i, rec.name, element.empty() ? std::string("unknown") : element));
     }
   }
-  size_t arity = composite == "batch_norm_inference"     ? 5
-                 : composite == "clamp_tensor"           ? 3
-                 : logical && composite != "logical_not" ? 2
-                                                         : 1;
+  size_t arity = composite == "batch_norm_inference"                                   ? 5
+                 : composite == "clamp_tensor"                                         ? 3
+                 : (logical && composite != "logical_not") || composite == "remainder" ? 2
+                                                                                       : 1;
   std::vector<NodeId> operands = operands_of(s, rec, arity);
   std::vector<Value> x;
   for (NodeId id : operands) x.push_back(Value{id});
@@ -867,6 +872,30 @@ void import_reduce_window(FunctionScope& s, OpRecord& rec) {
   });
 }
 
+/// round_nearest_afz (halves away from zero) and round_nearest_even (halves to even), from
+/// the floor composite; integers are their own rounding.
+void import_round(FunctionScope& s, OpRecord& rec, bool even) {
+  reject_positional(rec);
+  std::vector<NodeId> operands = operands_of(s, rec, 1);
+  std::string_view reading = find_stablehlo_op(rec.name)->how;
+  define_expansion(s, rec, reading, [&](Builder& b) {
+    Value x{operands[0]};
+    DType dt = b.type(x).dtype;
+    if (dt == DType::I32) return x;
+    auto floor = [&](Value v) { return build_ttir_composite(b, "floor", {v}, rec); };
+    Value half = b.scalar(0.5, dt);
+    if (!even) {
+      Value sign = build_ttir_composite(b, "sign", {x}, rec);
+      return b.multiply(sign, floor(b.add(b.abs(x), half)));
+    }
+    Value r = floor(b.add(x, half));
+    Value tie = b.equal(b.subtract(r, x), half);
+    Value two = b.scalar(2, dt);
+    Value odd = b.subtract(r, b.multiply(two, floor(b.divide(r, two))));
+    return b.subtract(r, b.multiply(tie, odd));
+  });
+}
+
 /// `%r:2 = stablehlo.optimization_barrier %a, %b`: the results are the operands.
 void import_optimization_barrier(FunctionScope& s, OpRecord& rec) {
   reject_positional(rec);
@@ -1014,6 +1043,7 @@ void import_stablehlo_op(FunctionScope& s, OpRecord& rec) {
   if (op == "optimization_barrier") return import_optimization_barrier(s, rec);
   if (op == "custom_call") return import_custom_call(s, rec);
   if (op == "dynamic_slice") return import_dynamic_slice(s, rec);
+  if (op.starts_with("round_nearest_")) return import_round(s, rec, op == "round_nearest_even");
   if (op == "dynamic_update_slice") return import_dynamic_update_slice(s, rec);
   std::string_view ttir = m->ttir.substr(5);
   if (op == "compare") return import_compare(s, rec);

@@ -210,6 +210,16 @@ Value floor_op(Expansion& e) {
 Value ceil_op(Expansion& e) {
   return round_to_integer(e, true);
 }
+// x - y * trunc(x / y), the sign of x (C's fmod; StableHLO's remainder, which tt-mlir reads
+// as ttir.remainder); integers through f32 (exact below 2^24).
+Value remainder(Expansion& e) {
+  DType dt = e.dtype(e.x[0]);
+  DType real = dt == DType::I32 ? DType::F32 : dt;
+  auto cast = [&](Value v, DType to) { return e.dtype(v) == to ? v : e.b.typecast(v, to); };
+  Value x = cast(e.x[0], real), y = cast(e.x[1], real);
+  Value t = cast(cast(e.b.divide(x, y), DType::I32), real);
+  return cast(e.b.subtract(x, e.b.multiply(y, t)), dt);
+}
 Value sign(Expansion& e) {
   Value x = e.x[0];
   Value zero = e.scalar(0, x);
@@ -514,6 +524,10 @@ const Entry kEntries[] = {
      1,
      ceil_op},
     {{"sign", "", "gt(x, 0) - lt(x, 0)"}, 1, 1, sign},
+    {{"remainder", "", "x - y * trunc(x / y), trunc through i32 (the sign of x, as C's fmod)"},
+     2,
+     2,
+     remainder},
     {{"clamp_scalar", "min, max", "minimum(maximum(x, min), max)"}, 1, 1, clamp_scalar},
     {{"clamp_tensor", "", "minimum(maximum(x, min), max) with tensor bounds"}, 3, 3, clamp_tensor},
     {{"leaky_relu", "parameter (0.01)", "relu(x) + parameter * minimum(x, 0)"}, 1, 1, leaky_relu},

@@ -31,6 +31,11 @@ std::string replaced(std::string text, const std::string& from, const std::strin
   return text;
 }
 
+// The error of `text` with `from` replaced by `to`.
+std::string error_after(const char* text, const std::string& from, const std::string& to) {
+  return parse_error(replaced(text, from, to));
+}
+
 TEST(TextStableHloResults, BarrierAndCallWithSeveralResults) {
   const SourceFile file = parse_text(kBarrier, "t.mlir");
   const Graph& main = select_function(file, "main");
@@ -42,11 +47,11 @@ TEST(TextStableHloResults, BarrierAndCallWithSeveralResults) {
 
 TEST(TextStableHloResults, Errors) {
   auto with = [](const std::string& from, const std::string& to) {
-    return parse_error(replaced(kBarrier, from, to));
+    return error_after(kBarrier, from, to);
   };
   EXPECT_EQ(with("%2 = stablehlo.subtract", "%2:2 = stablehlo.subtract"),
-            "t.mlir:10:3: error: 'stablehlo.subtract' with 2 results is not supported (calls "
-            "and 'stablehlo.optimization_barrier' may have several)");
+            "t.mlir:10:3: error: 'stablehlo.subtract' with 2 results is not supported (calls, "
+            "composites and 'stablehlo.optimization_barrier' may have several)");
   EXPECT_EQ(with("%0:2", "%0:0"), "t.mlir:7:6: error: expected a result count from 1 to 4096, "
                                   "got 0");
   EXPECT_EQ(with("%1#1, %1#0", "%1#2, %1#0"), "t.mlir:10:27: error: use of undefined value %1#2");
@@ -101,7 +106,7 @@ TEST(TextStableHloResults, ShardingAnnotationsAreTheirValues) {
 
 TEST(TextStableHloResults, ShardingErrors) {
   auto with = [](const std::string& from, const std::string& to) {
-    return parse_error(replaced(kSharding, from, to));
+    return error_after(kSharding, from, to);
   };
   EXPECT_EQ(with("@Sharding", "@cu_threefry2x32"),
             "t.mlir:2:30: error: 'stablehlo.custom_call' of target @cu_threefry2x32 is not "
@@ -114,6 +119,68 @@ TEST(TextStableHloResults, ShardingErrors) {
             "model unsharded, or let tilesat partition it: --device t3k)");
   EXPECT_EQ(with("{call_target_name = \"SPMDShardToFullShape\", ", "{"),
             "t.mlir:4:3: error: 'stablehlo.custom_call' needs attribute 'call_target_name'");
+}
+
+// A composite (as jax.export and torch's StableHLO exports mark a pattern) is its
+// decomposition, inlined; custom and generic forms, one and two results.
+const char* kComposite = R"(func.func @main(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.composite "tilesat.scaled" %x {composite_attributes = {scale = 2.0 : f32}, decomposition = @tilesat.scaled.impl, version = 1 : i32} : (tensor<4xf32>) -> tensor<4xf32>
+  %1:2 = "stablehlo.composite"(%0, %x) <{decomposition = @split, name = "tilesat.split"}> : (tensor<4xf32>, tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>)
+  %2 = stablehlo.subtract %1#0, %1#1 : tensor<4xf32>
+  return %2 : tensor<4xf32>
+}
+func.func private @tilesat.scaled.impl(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = stablehlo.add %a, %a : tensor<4xf32>
+  return %0 : tensor<4xf32>
+}
+func.func private @split(%a: tensor<4xf32>, %b: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %0 = stablehlo.maximum %a, %b : tensor<4xf32>
+  %1 = stablehlo.minimum %a, %b : tensor<4xf32>
+  return %0, %1 : tensor<4xf32>, tensor<4xf32>
+}
+)";
+
+TEST(TextStableHloResults, CompositesAreTheirDecompositions) {
+  // max(2x, x) - min(2x, x) = |x|
+  EXPECT_EQ(run(kComposite, {{-2, 0.5f, 3, -0.25f}}), (std::vector<float>{2, 0.5f, 3, 0.25f}));
+  auto with = [](const std::string& from, const std::string& to) {
+    return error_after(kComposite, from, to);
+  };
+  EXPECT_EQ(with("decomposition = @split, ", ""),
+            "t.mlir:3:3: error: 'stablehlo.composite' needs attribute 'decomposition'");
+  EXPECT_EQ(with("decomposition = @split", "decomposition = \"split\""),
+            "t.mlir:3:58: error: attribute 'decomposition' of 'stablehlo.composite': expected a "
+            "function such as @f, got \"split\"");
+  EXPECT_EQ(with("@tilesat.scaled.impl,", "@scaled,"),
+            "t.mlir:2:109: error: call of unknown function @scaled");
+}
+
+TEST(TextStableHloResults, Dot) {
+  std::string text =
+      R"(func.func @main(%a: tensor<2x3xf32>, %b: tensor<3x2xf32>, %v: tensor<3xf32>) -> tensor<2xf32> {
+  %0 = stablehlo.dot %a, %b : (tensor<2x3xf32>, tensor<3x2xf32>) -> tensor<2x2xf32>
+  %1 = "stablehlo.dot"(%0, %a) : (tensor<2x2xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %2 = stablehlo.dot %1, %v : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2xf32>
+  return %2 : tensor<2xf32>
+}
+)";
+  std::vector<float> a = {1, 2, 3, 4, 5, 6}, b = {1, 0, 0, 1, 1, 1}, v = {1, -1, 2};
+  // (a b) a v by loops.
+  std::vector<float> ab(4, 0), aba(6, 0), want(2, 0);
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 2; ++j)
+      for (int k = 0; k < 3; ++k) ab[i * 2 + j] += a[i * 3 + k] * b[k * 2 + j];
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 3; ++j)
+      for (int k = 0; k < 2; ++k) aba[i * 3 + j] += ab[i * 2 + k] * a[k * 3 + j];
+  for (int i = 0; i < 2; ++i)
+    for (int k = 0; k < 3; ++k) want[i] += aba[i * 3 + k] * v[k];
+  EXPECT_EQ(run(text, {a, b, v}), want);
+  std::string scalar =
+      replaced(text, "%2 = stablehlo.dot %1, %v : (tensor<2x3xf32>, tensor<3xf32>)",
+               "%2 = stablehlo.dot %1, %s : (tensor<2x3xf32>, tensor<f32>)");
+  EXPECT_EQ(parse_error(replaced(scalar, "%v: tensor<3xf32>", "%s: tensor<f32>")),
+            "t.mlir:4:26: error: operand #1 of 'stablehlo.dot' has rank 0 (expected 1 or 2)");
 }
 
 } // namespace

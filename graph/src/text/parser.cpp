@@ -138,8 +138,14 @@ private:
     c_.expect(Tok::Colon, "':'");
     parse_function_type(rec);
     skip_trailing_loc();
+    inline_function(s, rec, name, c_.loc_of(sym));
+  }
+
+  /// `rec`'s results defined as the body of @`name` (written at `at`) on `rec`'s operands.
+  void inline_function(FunctionScope& s, OpRecord& rec, const std::string& name,
+                       const SourceLoc& at) {
     std::vector<NodeId> args = resolve_operands(s, rec);
-    const Graph& f = callee(name, c_.loc_of(sym));
+    const Graph& f = callee(name, at);
     size_t want = std::max<size_t>(1, rec.results.size());
     if (f.arguments().size() != args.size() || f.results().size() != want) {
       throw Error(rec.name_loc,
@@ -168,6 +174,20 @@ private:
     std::vector<NodeId> results;
     for (const GraphResult& r : f.results()) results.push_back(map[r.value]);
     define_results(s, rec, results, fmt::format("@{} returns", name));
+  }
+  /// `stablehlo.composite "name" %a, ... {decomposition = @f, ...}`: the decomposition
+  /// inlined as a call of @f (the composite's name and attributes only label it).
+  void parse_composite(FunctionScope& s, OpRecord& rec) {
+    const ParsedAttr* d = rec.attr("decomposition");
+    if (d == nullptr) {
+      throw Error(rec.loc, fmt::format("'{}' needs attribute 'decomposition'", rec.name));
+    }
+    if (!d->spelling.starts_with("@")) {
+      throw Error(d->loc, fmt::format("attribute 'decomposition' of '{}': expected a function "
+                                      "such as @f, got {}",
+                                      rec.name, render_attr(*d)));
+    }
+    inline_function(s, rec, unquote_symbol(d->spelling), d->loc);
   }
   /// Whether the function parsed last declared `ttir.empty()` destinations.
   bool saw_destinations_ = false;
@@ -376,9 +396,14 @@ private:
       c_.expected("an op name");
     }
     skip_trailing_loc();
+    if (rec.name == "stablehlo.composite") {
+      parse_composite(s, rec);
+      return false;
+    }
     if (!rec.results.empty() && rec.name != "stablehlo.optimization_barrier") {
-      throw Error(rec.loc, fmt::format("'{}' with {} results is not supported (calls and "
-                                       "'stablehlo.optimization_barrier' may have several)",
+      throw Error(rec.loc, fmt::format("'{}' with {} results is not supported (calls, "
+                                       "composites and 'stablehlo.optimization_barrier' may "
+                                       "have several)",
                                        rec.name, rec.results.size()));
     }
     if (rec.name.starts_with("ttir.") || rec.name == "tensor.empty") {
@@ -517,6 +542,15 @@ private:
     bool reduce = rec.name == "stablehlo.reduce" && c_.is(Tok::LParen);
     if (reduce) {
       parse_reduce_head(rec);
+    } else if (rec.name == "stablehlo.composite" && c_.is(Tok::String)) {
+      // stablehlo.composite "name" %a, %b {decomposition = @f}
+      std::vector<NamedAttr> one;
+      one.emplace_back("name", parse_attr(c_, TypedValue::Forbidden));
+      add_attrs(rec, std::move(one));
+      while (c_.is(Tok::PercentId)) {
+        rec.operands.push_back(take_operand());
+        if (!c_.accept(Tok::Comma)) break;
+      }
     } else if (c_.is(Tok::AtId) && c_.peek().kind == Tok::LParen) {
       // stablehlo.custom_call @target(%x, ...): the target as its generic attribute
       Token target = c_.take();

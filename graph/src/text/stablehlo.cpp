@@ -45,6 +45,9 @@ constexpr StableHloOpMapping kMappings[] = {
      "contracting_dims = [l] x [r] on the last two dims with leading batching_dims become "
      "transpose_a/transpose_b; any other dims: permutes and reshapes around one batched "
      "matmul"},
+    {"stablehlo.dot", "ttir.matmul",
+     "a dot_general contracting the last dim of the left operand with the first of the right "
+     "(ranks 1 or 2)"},
     {"stablehlo.broadcast_in_dim", "ttir.broadcast",
      "dims = [d...] becomes broadcast{shape = result shape, dims = d}"},
     {"stablehlo.constant", "ttir.constant",
@@ -109,6 +112,9 @@ constexpr StableHloOpMapping kMappings[] = {
     {"stablehlo.dynamic_update_slice", "ttir.concat",
      "start indices that fold to constants, clamped: the operand's slices before and after "
      "the update along each dim concatenated around it"},
+    {"stablehlo.composite", "",
+     "the decomposition function inlined as a call (the composite's name and attributes "
+     "only label it)"},
     {"stablehlo.optimization_barrier", "",
      "no op: each result is its operand (the barrier only orders XLA's scheduling, as "
      "jax.checkpoint writes it)"},
@@ -261,6 +267,24 @@ DotDims dot_general_dims(const OpRecord& rec) {
     rb = int_list(p->elems[1], "batching_dims", rec.name);
   }
   return DotDims{lc, rc, lb, rb};
+}
+
+/// stablehlo.dot: the last dim of the left operand contracted with the first of the right.
+DotDims dot_dims(const OpRecord& rec) {
+  if (rec.operand_types.size() != 2) {
+    throw Error(rec.loc,
+                fmt::format("'{}' expects 2 operands, got {}", rec.name, rec.operand_types.size()));
+  }
+  int64_t lhs = rec.operand_types[0].shape.rank();
+  for (size_t i = 0; i < 2; ++i) {
+    int64_t rank = rec.operand_types[i].shape.rank();
+    if (rank < 1 || rank > 2) {
+      throw Error(rec.operands[i].loc, fmt::format("operand #{} of '{}' has rank {} (expected 1 "
+                                                   "or 2)",
+                                                   i, rec.name, rank));
+    }
+  }
+  return DotDims{{lhs - 1}, {0}, {}, {}};
 }
 
 /// The value of a constant node whose elements are all equal (a splat), or nullopt.
@@ -1062,8 +1086,8 @@ void import_stablehlo_op(FunctionScope& s, OpRecord& rec) {
   Attrs attrs;
   if (op == "transpose") {
     transpose_attrs(rec, kind, attrs);
-  } else if (op == "dot_general") {
-    DotDims d = dot_general_dims(rec);
+  } else if (op == "dot_general" || op == "dot") {
+    DotDims d = op == "dot" ? dot_dims(rec) : dot_general_dims(rec);
     if (!matmul_transposes(rec, d, attrs)) return define_general_dot(s, rec, d);
   } else if (op == "broadcast_in_dim") {
     const ParsedAttr& d = require_attr(rec, {"dims", "broadcast_dimensions"});

@@ -24,13 +24,6 @@ func.func @main(%x: tensor<2xf32>, %y: tensor<2xf32>) -> tensor<2xf32> {
 }
 )";
 
-std::string replaced(std::string text, const std::string& from, const std::string& to) {
-  size_t at = text.find(from);
-  EXPECT_NE(at, std::string::npos) << from;
-  if (at != std::string::npos) text.replace(at, from.size(), to);
-  return text;
-}
-
 // The error of `text` with `from` replaced by `to`.
 std::string error_after(const char* text, const std::string& from, const std::string& to) {
   return parse_error(replaced(text, from, to));
@@ -51,7 +44,8 @@ TEST(TextStableHloResults, Errors) {
   };
   EXPECT_EQ(with("%2 = stablehlo.subtract", "%2:2 = stablehlo.subtract"),
             "t.mlir:10:3: error: 'stablehlo.subtract' with 2 results is not supported (calls, "
-            "composites and 'stablehlo.optimization_barrier' may have several)");
+            "composites, 'stablehlo.optimization_barrier' and 'stablehlo.reduce' may have "
+            "several)");
   EXPECT_EQ(with("%0:2", "%0:0"), "t.mlir:7:6: error: expected a result count from 1 to 4096, "
                                   "got 0");
   EXPECT_EQ(with("%1#1, %1#0", "%1#2, %1#0"), "t.mlir:10:27: error: use of undefined value %1#2");

@@ -546,7 +546,8 @@ TEST(TextStableHlo, ReduceErrors) {
   EXPECT_EQ(parse_error(reduce_fn("0.0", "stablehlo.reduce(%x init: %c), (%x init: %c) applies "
                                          "stablehlo.add across dimensions = [1] : "
                                          "(tensor<2x3xf32>, tensor<f32>) -> tensor<2xf32>")),
-            "t.mlir:3:37: error: a reduce of several operands is not supported");
+            "t.mlir:3:53: error: a reduce of several operands needs a reducer region ('applies' "
+            "names one op)");
   EXPECT_EQ(parse_error(reduce_fn("0.0", "stablehlo.reduce(%x, %c) applies stablehlo.add")),
             "t.mlir:3:27: error: expected 'init', got ','");
   std::string head = "stablehlo.reduce(%x init: %c) across dimensions = [1] : (tensor<2x3xf32>, "
@@ -559,7 +560,7 @@ TEST(TextStableHlo, ReduceErrors) {
   };
   std::string ab = "%a: tensor<f32>, %b: tensor<f32>";
   EXPECT_EQ(parse_error(body("%a: tensor<f32>", "")),
-            "t.mlir:3:112: error: expected 2 reducer arguments, got 1");
+            "t.mlir:3:112: error: expected 2 reducer arguments per operand, got 1");
   EXPECT_EQ(parse_error(body(ab, "stablehlo.return %a : tensor<f32>")),
             "t.mlir:3:156: error: the reducer has no op (expected one op on its two arguments)");
   EXPECT_EQ(parse_error(body(ab, "%r = stablehlo.add %a, %a : tensor<f32> stablehlo.return %r : "

@@ -9,6 +9,7 @@
 #include "tilesat/graph/interpreter.h"
 #include "tilesat/graph/parser.h"
 
+#include <gtest/gtest.h>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,14 @@ inline std::string parse_error(const std::string& text) {
     return e.what();
   }
   return "";
+}
+
+/// `text` with the first `from` replaced by `to` (a test failure when `from` is missing).
+inline std::string replaced(std::string text, const std::string& from, const std::string& to) {
+  size_t at = text.find(from);
+  EXPECT_NE(at, std::string::npos) << from;
+  if (at != std::string::npos) text.replace(at, from.size(), to);
+  return text;
 }
 
 /// The file's only function.

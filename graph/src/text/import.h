@@ -72,6 +72,9 @@ Value build_ttir_composite(Builder& b, std::string_view op, std::vector<Value> x
 /// "'<op>' (read as <reading>): ...".
 void define_expansion(FunctionScope& s, const OpRecord& rec, std::string_view reading,
                       const std::function<Value(Builder&)>& build);
+/// define_expansion for an op of several results (`rec.results`), one value per result.
+void define_expansions(FunctionScope& s, const OpRecord& rec, std::string_view reading,
+                       const std::function<std::vector<Value>(Builder&)>& build);
 /// `x` with `low` and `high` elements of `value` concatenated before and after dim `d`
 /// (both at least 0).
 Value pad_dim(Builder& b, Value x, int64_t d, int64_t low, int64_t high, double value);
@@ -88,5 +91,10 @@ void import_stablehlo_op(FunctionScope& s, OpRecord& rec);
 /// (stablehlo_dynamic_slice.cpp): a slice, or slices around the update concatenated.
 void import_dynamic_slice(FunctionScope& s, OpRecord& rec);
 void import_dynamic_update_slice(FunctionScope& s, OpRecord& rec);
+/// stablehlo.reduce of a value and an index operand whose reducer region picks the larger
+/// (argmax) or smaller (argmin) value and the smaller index on ties (stablehlo_arg_reduce.cpp).
+void import_arg_reduce(FunctionScope& s, OpRecord& rec);
+/// The `dimensions` of a stablehlo.reduce over an operand of `rank`, checked.
+std::vector<int64_t> reduce_dimensions(const OpRecord& rec, int64_t rank);
 
 } // namespace tilesat::text

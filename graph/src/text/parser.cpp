@@ -400,10 +400,11 @@ private:
       parse_composite(s, rec);
       return false;
     }
-    if (!rec.results.empty() && rec.name != "stablehlo.optimization_barrier") {
+    if (!rec.results.empty() && rec.name != "stablehlo.optimization_barrier" &&
+        rec.name != "stablehlo.reduce") {
       throw Error(rec.loc, fmt::format("'{}' with {} results is not supported (calls, "
-                                       "composites and 'stablehlo.optimization_barrier' may "
-                                       "have several)",
+                                       "composites, 'stablehlo.optimization_barrier' and "
+                                       "'stablehlo.reduce' may have several)",
                                        rec.name, rec.results.size()));
     }
     if (rec.name.starts_with("ttir.") || rec.name == "tensor.empty") {
@@ -636,13 +637,20 @@ private:
   /// `(%x init: %c) [applies stablehlo.add] across dimensions = [d, ...]` of stablehlo.reduce:
   /// the operands are %x and %c, the dims the attribute `dimensions`.
   void parse_reduce_head(OpRecord& rec) {
-    c_.expect(Tok::LParen, "'('");
-    rec.operands.push_back(take_operand());
-    c_.expect_word("init");
-    c_.expect(Tok::Colon, "':'");
-    rec.operands.push_back(take_operand());
-    c_.expect(Tok::RParen, "')'");
-    if (c_.is(Tok::Comma)) c_.fail("a reduce of several operands is not supported");
+    // (%x init: %c), (%i init: %d), ...: the operands are the inputs, then the inits.
+    std::vector<OperandRef> inits;
+    do {
+      c_.expect(Tok::LParen, "'('");
+      rec.operands.push_back(take_operand());
+      c_.expect_word("init");
+      c_.expect(Tok::Colon, "':'");
+      inits.push_back(take_operand());
+      c_.expect(Tok::RParen, "')'");
+    } while (c_.accept(Tok::Comma));
+    rec.operands.insert(rec.operands.end(), inits.begin(), inits.end());
+    if (inits.size() > 1 && c_.is_word("applies")) {
+      c_.fail("a reduce of several operands needs a reducer region ('applies' names one op)");
+    }
     if (c_.accept_word("applies")) {
       rec.reducer_loc = c_.loc();
       rec.reducer = std::string(c_.expect(Tok::BareId, "an op such as 'stablehlo.add'").text);
@@ -661,24 +669,118 @@ private:
   /// becomes `rec.reducer`.
   void parse_reducer_body(OpRecord& rec, const Token& label) {
     Cursor::Nest nest(c_);
-    std::vector<std::string> args;
-    c_.expect(Tok::LParen, "'('");
+    // The block's arguments: `(%a: t, %b: t)` per operand in the custom form (each operand's
+    // accumulated and next value), one list in StableHLO's order after `^bb0`.
+    std::vector<std::vector<RegionArg>> groups;
     do {
-      args.emplace_back(c_.expect(Tok::PercentId, "a reducer argument such as '%a'").text);
-      c_.expect(Tok::Colon, "':'");
-      parse_type(c_);
-    } while (c_.accept(Tok::Comma));
-    c_.expect(Tok::RParen, "')'");
-    if (args.size() != 2) {
-      c_.fail_at(label, fmt::format("expected 2 reducer arguments, got {}", args.size()));
-    }
-    if (c_.is(Tok::LParen)) c_.fail("a reduce of several operands is not supported");
+      auto& group = groups.emplace_back();
+      c_.expect(Tok::LParen, "'('");
+      do {
+        Token v = c_.expect(Tok::PercentId, "a reducer argument such as '%a'");
+        c_.expect(Tok::Colon, "':'");
+        group.push_back(RegionArg{std::string(v.text), parse_type(c_), c_.loc_of(v)});
+      } while (c_.accept(Tok::Comma));
+      c_.expect(Tok::RParen, "')'");
+    } while (label.kind != Tok::CaretId && c_.is(Tok::LParen));
     bool block = label.kind == Tok::CaretId;
+    std::vector<RegionArg> args;
+    if (block) {
+      args = groups[0];
+    } else {
+      for (size_t half = 0; half < 2; ++half) {
+        for (const auto& g : groups) {
+          if (g.size() != 2) {
+            c_.fail_at(label,
+                       fmt::format("expected 2 reducer arguments per operand, got {}", g.size()));
+          }
+          args.push_back(g[half]);
+        }
+      }
+    }
+    size_t operands = rec.operands.size() / 2;
+    if (args.size() != 2 * operands) {
+      c_.fail_at(label, fmt::format("expected {} reducer arguments (two per operand), got {}",
+                                    2 * operands, args.size()));
+    }
     if (block) {
       c_.expect(Tok::Colon, "':'");
     } else {
       c_.expect(Tok::LBrace, "'{'");
     }
+    if (operands > 1) {
+      rec.region = std::make_shared<const Graph>(parse_region(args, label));
+      c_.expect(Tok::RBrace, "'}'");
+      return;
+    }
+    parse_one_op_reducer(rec, {args[0].name, args[1].name});
+  }
+
+  struct RegionArg {
+    std::string name;
+    TensorType type;
+    SourceLoc loc;
+  };
+
+  /// A region's ops after its arguments, up to and including `stablehlo.return %a, ... : t, ...`
+  /// (or `"stablehlo.return"(%a, ...) : (t, ...) -> ()`): a function of `args`.
+  Graph parse_region(const std::vector<RegionArg>& args, const Token& label) {
+    Graph g("region");
+    FunctionScope scope{g, {}, {}, {}};
+    for (const RegionArg& a : args) {
+      if (scope.defined_at.contains(a.name)) {
+        throw Error(a.loc, fmt::format("redefinition of {} (first defined at {})", a.name,
+                                       scope.defined_at.at(a.name).str()));
+      }
+      scope.values.emplace(a.name, g.add_argument(a.name.substr(1), a.type, ArgRole::Input, a.loc));
+      scope.defined_at.emplace(a.name, a.loc);
+    }
+    while (!at_region_return()) {
+      if (c_.is(Tok::RBrace) || c_.is(Tok::Eof)) {
+        c_.fail_at(label, "the region has no 'stablehlo.return'");
+      }
+      if (parse_statement(scope, {})) c_.fail_at(label, "a region ends with 'stablehlo.return'");
+    }
+    std::vector<OperandRef> values = parse_region_return();
+    for (const OperandRef& v : values) g.add_result(lookup_value(scope, v));
+    if (g.results().size() * 2 != args.size()) {
+      c_.fail_at(label, fmt::format("the region returns {} values, expected {} (one per operand)",
+                                    g.results().size(), args.size() / 2));
+    }
+    return g;
+  }
+
+  bool at_region_return() const {
+    return c_.is_word("stablehlo.return") ||
+           (c_.is(Tok::String) && c_.tok().text == "\"stablehlo.return\"");
+  }
+
+  /// `stablehlo.return %a, ... : t, ...` or `"stablehlo.return"(%a, ...) : (t, ...) -> ()`
+  /// (the cursor at its name): the values it returns.
+  std::vector<OperandRef> parse_region_return() {
+    bool quoted = c_.take().kind == Tok::String;
+    if (quoted) c_.expect(Tok::LParen, "'('");
+    std::vector<OperandRef> values;
+    do {
+      values.push_back(take_operand());
+    } while (c_.accept(Tok::Comma));
+    if (quoted) c_.expect(Tok::RParen, "')'");
+    c_.expect(Tok::Colon, "':'");
+    if (quoted) {
+      parse_types_in_parens();
+      c_.expect(Tok::Arrow, "'->'");
+      c_.expect(Tok::LParen, "'('");
+      c_.expect(Tok::RParen, "')'");
+    } else {
+      do {
+        parse_type(c_);
+      } while (c_.accept(Tok::Comma));
+    }
+    skip_trailing_loc();
+    return values;
+  }
+
+  /// The one op of a reducer of one operand (arguments `args`), then its return and `}`.
+  void parse_one_op_reducer(OpRecord& rec, const std::vector<std::string>& args) {
     OpRecord op;
     if (c_.is(Tok::PercentId)) {
       Token res = c_.take();
@@ -704,31 +806,17 @@ private:
                                              args[0], args[1]));
       }
     }
-    // stablehlo.return %r : t, or "stablehlo.return"(%r) : (t) -> ()
-    bool quoted = c_.is(Tok::String) && c_.tok().text == "\"stablehlo.return\"";
-    if (!quoted && !c_.is_word("stablehlo.return")) {
+    if (!at_region_return()) {
       c_.expected(op.result.empty() ? "an op of the reducer"
                                     : "'stablehlo.return' (a reducer of "
                                       "one op is supported)");
     }
-    Token ret = c_.take();
-    if (quoted) c_.expect(Tok::LParen, "'('");
-    OperandRef value = take_operand();
-    if (quoted) c_.expect(Tok::RParen, "')'");
-    c_.expect(Tok::Colon, "':'");
-    if (quoted) {
-      parse_types_in_parens();
-      c_.expect(Tok::Arrow, "'->'");
-      c_.expect(Tok::LParen, "'('");
-      c_.expect(Tok::RParen, "')'");
-    } else {
-      parse_type(c_);
-    }
-    skip_trailing_loc();
+    Token ret = c_.tok();
+    std::vector<OperandRef> values = parse_region_return();
     if (op.result.empty())
       c_.fail_at(ret, "the reducer has no op (expected one op on its two arguments)");
-    if (value.name != op.result) {
-      throw Error(value.loc,
+    if (values.size() != 1 || values[0].name != op.result) {
+      throw Error(values[0].loc,
                   fmt::format("the reducer must return {}, the result of its op", op.result));
     }
     c_.expect(Tok::RBrace, "'}'");

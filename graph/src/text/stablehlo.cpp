@@ -501,21 +501,12 @@ bool is_reducer_identity(std::string_view reducer, std::optional<double> init, D
 /// A reduce whose reducer is one add, maximum or minimum: sum, max, or neg(max(neg(x))); an
 /// init value that is not the reducer's identity is combined with the result.
 void import_reduce(FunctionScope& s, OpRecord& rec) {
+  if (rec.region) return import_arg_reduce(s, rec);
   ReduceHead head = reduce_head(s, rec);
   const std::string& op = head.op;
   const std::vector<NodeId>& operands = head.operands;
   const TensorType& xt = s.graph.node(operands[0]).type;
-  const ParsedAttr& da = require_attr(rec, {"dimensions"});
-  std::vector<int64_t> dims = int_list(da, "dimensions", rec.name);
-  std::vector<bool> seen(static_cast<size_t>(xt.shape.rank()), false);
-  for (int64_t d : dims) {
-    if (d < 0 || d >= xt.shape.rank() || seen[static_cast<size_t>(d)]) {
-      throw Error(da.loc, fmt::format("attribute 'dimensions' of '{}': dim {} is out of range or "
-                                      "repeated for rank {}",
-                                      rec.name, d, xt.shape.rank()));
-    }
-    seen[static_cast<size_t>(d)] = true;
-  }
+  std::vector<int64_t> dims = reduce_dimensions(rec, xt.shape.rank());
   bool identity = is_reducer_identity(op, splat_value(s.graph, operands[1]), xt.dtype);
   std::string reading = op == "stablehlo.add"       ? "sum"
                         : op == "stablehlo.maximum" ? "max"
@@ -1057,6 +1048,21 @@ void rename_attr(OpRecord& rec, std::string_view from, std::string_view to) {
 }
 
 } // namespace
+
+std::vector<int64_t> reduce_dimensions(const OpRecord& rec, int64_t rank) {
+  const ParsedAttr& da = require_attr(rec, {"dimensions"});
+  std::vector<int64_t> dims = int_list(da, "dimensions", rec.name);
+  std::vector<bool> seen(static_cast<size_t>(rank), false);
+  for (int64_t d : dims) {
+    if (d < 0 || d >= rank || seen[static_cast<size_t>(d)]) {
+      throw Error(da.loc, fmt::format("attribute 'dimensions' of '{}': dim {} is out of range or "
+                                      "repeated for rank {}",
+                                      rec.name, d, rank));
+    }
+    seen[static_cast<size_t>(d)] = true;
+  }
+  return dims;
+}
 
 void import_stablehlo_op(FunctionScope& s, OpRecord& rec) {
   const StableHloOpMapping* m = find_stablehlo_op(rec.name);

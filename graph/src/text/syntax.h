@@ -7,9 +7,11 @@
 #pragma once
 
 #include "tilesat/graph/diagnostic.h"
+#include "tilesat/graph/graph.h"
 #include "tilesat/graph/tensor.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -79,6 +81,10 @@ struct OpRecord {
   /// its reducer region), and where it is written.
   std::string reducer;
   SourceLoc reducer_loc;
+  /// stablehlo.reduce of several operands: its reducer region as a function of the block's
+  /// arguments in StableHLO's order (each operand's accumulated value, then each operand's
+  /// next value), returning one value per operand.
+  std::shared_ptr<const Graph> region;
 
   const ParsedAttr* attr(std::string_view key) const {
     for (const auto& [k, v] : attrs) {

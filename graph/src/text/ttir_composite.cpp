@@ -650,19 +650,26 @@ Value build_ttir_composite(Builder& b, std::string_view op, std::vector<Value> x
   return entry->build(e);
 }
 
-void define_expansion(FunctionScope& s, const OpRecord& rec, std::string_view reading,
-                      const std::function<Value(Builder&)>& build) {
+void define_expansions(FunctionScope& s, const OpRecord& rec, std::string_view reading,
+                       const std::function<std::vector<Value>(Builder&)>& build) {
   size_t first_new = s.graph.num_nodes();
   Builder b(s.graph);
-  Value result;
+  std::span<const TensorType> declared = rec.result_types;
+  if (rec.results.empty()) declared = std::span<const TensorType>(&rec.result_type, 1);
+  std::vector<Value> results;
   try {
-    result = build(b);
-    const TensorType& rt = rec.result_type;
-    if (b.type(result).shape != rt.shape) {
-      throw Error(rec.loc, fmt::format("'{}': declared result type {}, but the operands give {}",
-                                       rec.name, rt.str(), b.type(result).str()));
+    results = build(b);
+    for (size_t i = 0; i < results.size() && i < declared.size(); ++i) {
+      const TensorType& rt = declared[i];
+      if (b.type(results[i]).shape != rt.shape) {
+        throw Error(rec.loc,
+                    fmt::format("'{}': declared {}type {}, but the operands give {}", rec.name,
+                                rec.results.empty() ? std::string("result ")
+                                                    : fmt::format("result {} ", rec.results[i]),
+                                rt.str(), b.type(results[i]).str()));
+      }
+      if (b.type(results[i]).dtype != rt.dtype) results[i] = b.typecast(results[i], rt.dtype);
     }
-    if (b.type(result).dtype != rt.dtype) result = b.typecast(result, rt.dtype);
   } catch (const Error& err) {
     if (!err.diagnostic().loc.file.empty() || err.diagnostic().loc.line != 0) throw;
     throw Error(rec.loc,
@@ -671,11 +678,20 @@ void define_expansion(FunctionScope& s, const OpRecord& rec, std::string_view re
   for (size_t id = first_new; id < s.graph.num_nodes(); ++id) {
     s.graph.mutable_node(static_cast<NodeId>(id)).loc = rec.loc;
   }
-  if (result.id < first_new) {
-    define_alias(s, rec, result.id);
+  if (!rec.results.empty()) {
+    std::vector<NodeId> ids;
+    for (Value v : results) ids.push_back(v.id);
+    define_results(s, rec, ids, "the expansion gives");
+  } else if (results.at(0).id < first_new) {
+    define_alias(s, rec, results[0].id);
   } else {
-    define_result(s, rec, result.id);
+    define_result(s, rec, results[0].id);
   }
+}
+
+void define_expansion(FunctionScope& s, const OpRecord& rec, std::string_view reading,
+                      const std::function<Value(Builder&)>& build) {
+  define_expansions(s, rec, reading, [&](Builder& b) { return std::vector<Value>{build(b)}; });
 }
 
 } // namespace tilesat::text

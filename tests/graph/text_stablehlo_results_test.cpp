@@ -44,8 +44,8 @@ TEST(TextStableHloResults, Errors) {
   };
   EXPECT_EQ(with("%2 = stablehlo.subtract", "%2:2 = stablehlo.subtract"),
             "t.mlir:10:3: error: 'stablehlo.subtract' with 2 results is not supported (calls, "
-            "composites, 'stablehlo.optimization_barrier' and 'stablehlo.reduce' may have "
-            "several)");
+            "composites, 'stablehlo.optimization_barrier', 'stablehlo.reduce' and "
+            "'stablehlo.while' may have several)");
   EXPECT_EQ(with("%0:2", "%0:0"), "t.mlir:7:6: error: expected a result count from 1 to 4096, "
                                   "got 0");
   EXPECT_EQ(with("%1#1, %1#0", "%1#2, %1#0"), "t.mlir:10:27: error: use of undefined value %1#2");

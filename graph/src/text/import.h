@@ -7,6 +7,8 @@
 #include "tilesat/graph/graph.h"
 
 #include <functional>
+#include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -33,6 +35,16 @@ void define_alias(FunctionScope& s, const OpRecord& rec, NodeId id);
 /// where the values come from in errors ("@f returns").
 void define_results(FunctionScope& s, const OpRecord& rec, std::span<const NodeId> ids,
                     std::string_view producer);
+/// The value of a one-element node computed from constants only (a constant, or a few ops
+/// on constants such as JAX's `select(i < 0, i + n, i)`), by the reference interpreter; nullopt
+/// when it depends on an argument (fold.cpp).
+std::optional<double> folded_scalar(const Graph& g, NodeId id);
+/// The one-element result of function `f` on `g`'s values `args`, when every argument it uses
+/// folds as folded_scalar's do; nullopt otherwise.
+std::optional<double> folded_call(const Graph& g, const Graph& f, std::span<const NodeId> args);
+/// `f`'s ops copied into `into` on its values `args` (the nodes keep `f`'s locations): the
+/// values of `f`'s results.
+std::vector<NodeId> inline_graph(Graph& into, const Graph& f, std::span<const NodeId> args);
 /// Operand nodes of `rec`: scalar literals become rank-0 constants, a trailing `ttir.empty()`
 /// destination is dropped, and each operand's declared type is checked against its value.
 std::vector<NodeId> resolve_operands(FunctionScope& s, OpRecord& rec);
@@ -94,6 +106,10 @@ void import_dynamic_update_slice(FunctionScope& s, OpRecord& rec);
 /// stablehlo.reduce of a value and an index operand whose reducer region picks the larger
 /// (argmax) or smaller (argmin) value and the smaller index on ties (stablehlo_arg_reduce.cpp).
 void import_arg_reduce(FunctionScope& s, OpRecord& rec);
+/// stablehlo.while unrolled: its trip count must be known from constants; `body` reads the
+/// loop's body on one trip's values and returns the next (stablehlo_while.cpp).
+void import_while(FunctionScope& s, OpRecord& rec,
+                  const std::function<std::vector<NodeId>(std::span<const NodeId>)>& body);
 /// The `dimensions` of a stablehlo.reduce over an operand of `rank`, checked.
 std::vector<int64_t> reduce_dimensions(const OpRecord& rec, int64_t rank);
 

@@ -154,7 +154,6 @@ private:
                               rec.name, name, args.size(), want, want == 1 ? "" : "s", name,
                               f.arguments().size(), f.results().size()));
     }
-    std::vector<NodeId> map(f.num_nodes());
     for (size_t i = 0; i < args.size(); ++i) {
       const TensorType& want = f.node(f.arguments()[i]).type;
       if (!want.same_value_type(s.graph.node(args[i]).type)) {
@@ -162,18 +161,8 @@ private:
                     fmt::format("operand #{} of the call of @{}: expected {}, got {}", i, name,
                                 want.str(), s.graph.node(args[i]).type.str()));
       }
-      map[f.arguments()[i]] = args[i];
     }
-    for (NodeId id = 0; id < f.num_nodes(); ++id) {
-      const Node& n = f.node(id);
-      if (n.kind == OpKind::Argument) continue;
-      std::vector<NodeId> operands;
-      for (NodeId o : n.operands) operands.push_back(map[o]);
-      map[id] = s.graph.add_op_typed(n.kind, std::move(operands), n.attrs, n.type, n.loc);
-    }
-    std::vector<NodeId> results;
-    for (const GraphResult& r : f.results()) results.push_back(map[r.value]);
-    define_results(s, rec, results, fmt::format("@{} returns", name));
+    define_results(s, rec, inline_graph(s.graph, f, args), fmt::format("@{} returns", name));
   }
   /// `stablehlo.composite "name" %a, ... {decomposition = @f, ...}`: the decomposition
   /// inlined as a call of @f (the composite's name and attributes only label it).
@@ -400,11 +389,22 @@ private:
       parse_composite(s, rec);
       return false;
     }
+    if (rec.name == "stablehlo.while" && loop_body_) {
+      LoopBody body = *loop_body_;
+      loop_body_.reset();
+      import_while(s, rec, [&](std::span<const NodeId> values) {
+        loop_body_ = body;
+        return run_loop_body(s, values);
+      });
+      loop_body_.reset();
+      return false;
+    }
     if (!rec.results.empty() && rec.name != "stablehlo.optimization_barrier" &&
-        rec.name != "stablehlo.reduce") {
+        rec.name != "stablehlo.reduce" && rec.name != "stablehlo.while") {
       throw Error(rec.loc, fmt::format("'{}' with {} results is not supported (calls, "
-                                       "composites, 'stablehlo.optimization_barrier' and "
-                                       "'stablehlo.reduce' may have several)",
+                                       "composites, 'stablehlo.optimization_barrier', "
+                                       "'stablehlo.reduce' and 'stablehlo.while' may have "
+                                       "several)",
                                        rec.name, rec.results.size()));
     }
     if (rec.name.starts_with("ttir.") || rec.name == "tensor.empty") {
@@ -513,7 +513,9 @@ private:
     std::string_view quoted = c_.take().text;
     rec.name = std::string(quoted.substr(1, quoted.size() - 2));
     parse_paren_operands(rec);
-    if (c_.is(Tok::LParen) && c_.peek().kind == Tok::LBrace) {
+    if (rec.name == "stablehlo.while" && c_.is(Tok::LParen) && c_.peek().kind == Tok::LBrace) {
+      parse_while_regions(rec);
+    } else if (c_.is(Tok::LParen) && c_.peek().kind == Tok::LBrace) {
       // ({ ^bb0(%a: t, %b: t): ... }): the reducer region of "stablehlo.reduce" (or
       // "stablehlo.reduce_window")
       if (rec.name != "stablehlo.reduce" && rec.name != "stablehlo.reduce_window")
@@ -540,6 +542,10 @@ private:
   void parse_custom(OpRecord& rec) {
     Token name = c_.take();
     rec.name = std::string(name.text);
+    if (rec.name == "stablehlo.while" && c_.is(Tok::LParen)) {
+      parse_while(rec);
+      return;
+    }
     bool reduce = rec.name == "stablehlo.reduce" && c_.is(Tok::LParen);
     if (reduce) {
       parse_reduce_head(rec);
@@ -708,22 +714,139 @@ private:
       c_.expect(Tok::LBrace, "'{'");
     }
     if (operands > 1) {
-      rec.region = std::make_shared<const Graph>(parse_region(args, label));
+      rec.regions.push_back(std::make_shared<const Graph>(parse_region(args, label, operands)));
       c_.expect(Tok::RBrace, "'}'");
       return;
     }
     parse_one_op_reducer(rec, {args[0].name, args[1].name});
   }
 
+  /// A block argument of a region: `%a: tensor<f32>`.
   struct RegionArg {
     std::string name;
     TensorType type;
     SourceLoc loc;
   };
 
+  /// `(%it = %init, ...) : types [attributes {...}] cond { ... } do { ... }` after
+  /// stablehlo.while: the operands are the initial values, the regions the condition (one
+  /// value) and the body (one value per loop value), both functions of the loop values.
+  void parse_while(OpRecord& rec) {
+    c_.expect(Tok::LParen, "'('");
+    std::vector<RegionArg> args;
+    if (!c_.accept(Tok::RParen)) {
+      do {
+        Token v = c_.expect(Tok::PercentId, "a loop value such as '%iterArg'");
+        c_.expect(Tok::Equal, "'='");
+        rec.operands.push_back(take_operand());
+        args.push_back(RegionArg{std::string(v.text), {}, c_.loc_of(v)});
+      } while (c_.accept(Tok::Comma));
+      c_.expect(Tok::RParen, "')'");
+    }
+    c_.expect(Tok::Colon, "':'");
+    SourceLoc at = c_.loc();
+    std::vector<TensorType> types;
+    do {
+      types.push_back(parse_type(c_, &rec.operand_elements.emplace_back()));
+    } while (c_.accept(Tok::Comma));
+    if (types.size() != args.size()) {
+      throw Error(at, fmt::format("expected {} types for the loop values of '{}', got {}",
+                                  args.size(), rec.name, types.size()));
+    }
+    for (size_t i = 0; i < args.size(); ++i) args[i].type = types[i];
+    if (c_.accept_word("attributes")) parse_attr_dict(c_);
+    rec.operand_types = types;
+    rec.result_type = types.at(0);
+    rec.has_result_type = true;
+    if (types.size() > 1) rec.result_types = types;
+    Token label = c_.tok();
+    c_.expect_word("cond");
+    c_.expect(Tok::LBrace, "'{'");
+    {
+      Cursor::Nest nest(c_);
+      rec.regions.push_back(std::make_shared<const Graph>(parse_region(args, label, 1)));
+    }
+    c_.expect(Tok::RBrace, "'}'");
+    label = c_.tok();
+    c_.expect_word("do");
+    c_.expect(Tok::LBrace, "'{'");
+    skip_loop_body(args, label);
+    c_.expect(Tok::RBrace, "'}'");
+  }
+
+  /// A loop's body, read once per trip when the loop is unrolled (its ops may need the
+  /// trip's values to be read: a dynamic_slice at the counter).
+  struct LoopBody {
+    size_t offset = 0;
+    std::vector<RegionArg> args;
+    Token label;
+  };
+  std::optional<LoopBody> loop_body_;
+
+  /// Records the body starting at the cursor and moves to the `}` that closes it.
+  void skip_loop_body(const std::vector<RegionArg>& args, const Token& label) {
+    loop_body_ = LoopBody{c_.tok().offset, args, label};
+    int depth = 0;
+    while (!(c_.is(Tok::RBrace) && depth == 0)) {
+      if (c_.is(Tok::Eof)) c_.fail_at(label, "the loop's body has no closing '}'");
+      if (c_.is(Tok::LBrace)) ++depth;
+      if (c_.is(Tok::RBrace)) --depth;
+      c_.take();
+    }
+  }
+
+  /// The body of the loop read last, on `values` of `s`'s graph: the values it returns.
+  std::vector<NodeId> run_loop_body(FunctionScope& s, std::span<const NodeId> values) {
+    const LoopBody& body = *loop_body_;
+    Parser nested(source_, file_);
+    nested.function_offsets_ = function_offsets_;
+    nested.callees_ = callees_;
+    nested.calling_ = calling_;
+    nested.c_.seek(body.offset);
+    FunctionScope scope{s.graph, {}, {}, {}};
+    for (size_t i = 0; i < body.args.size() && i < values.size(); ++i) {
+      scope.values.emplace(body.args[i].name, values[i]);
+      scope.defined_at.emplace(body.args[i].name, body.args[i].loc);
+    }
+    std::vector<NodeId> out;
+    for (const OperandRef& v : nested.parse_region_ops(scope, body.label)) {
+      out.push_back(lookup_value(scope, v));
+    }
+    return out;
+  }
+
+  /// The regions of a generic "stablehlo.while": `({ ^bb0(args): ... }, { ^bb0(args): ... })`.
+  void parse_while_regions(OpRecord& rec) {
+    c_.expect(Tok::LParen, "'('");
+    for (size_t part = 0; part < 2; ++part) {
+      if (part == 1) c_.expect(Tok::Comma, "',' and the loop's body");
+      c_.expect(Tok::LBrace, "'{'");
+      Cursor::Nest nest(c_);
+      Token label = c_.expect(Tok::CaretId, "a block label such as '^bb0'");
+      std::vector<RegionArg> args;
+      c_.expect(Tok::LParen, "'('");
+      if (!c_.accept(Tok::RParen)) {
+        do {
+          Token v = c_.expect(Tok::PercentId, "a block argument such as '%a'");
+          c_.expect(Tok::Colon, "':'");
+          args.push_back(RegionArg{std::string(v.text), parse_type(c_), c_.loc_of(v)});
+        } while (c_.accept(Tok::Comma));
+        c_.expect(Tok::RParen, "')'");
+      }
+      c_.expect(Tok::Colon, "':'");
+      if (part == 0) {
+        rec.regions.push_back(std::make_shared<const Graph>(parse_region(args, label, 1)));
+      } else {
+        skip_loop_body(args, label);
+      }
+      c_.expect(Tok::RBrace, "'}'");
+    }
+    c_.expect(Tok::RParen, "')'");
+  }
+
   /// A region's ops after its arguments, up to and including `stablehlo.return %a, ... : t, ...`
   /// (or `"stablehlo.return"(%a, ...) : (t, ...) -> ()`): a function of `args`.
-  Graph parse_region(const std::vector<RegionArg>& args, const Token& label) {
+  Graph parse_region(const std::vector<RegionArg>& args, const Token& label, size_t want) {
     Graph g("region");
     FunctionScope scope{g, {}, {}, {}};
     for (const RegionArg& a : args) {
@@ -734,19 +857,24 @@ private:
       scope.values.emplace(a.name, g.add_argument(a.name.substr(1), a.type, ArgRole::Input, a.loc));
       scope.defined_at.emplace(a.name, a.loc);
     }
+    for (const OperandRef& v : parse_region_ops(scope, label)) g.add_result(lookup_value(scope, v));
+    if (g.results().size() != want) {
+      c_.fail_at(label, fmt::format("the region returns {} values, expected {}", g.results().size(),
+                                    want));
+    }
+    return g;
+  }
+
+  /// A region's ops into `scope`, up to and including its `stablehlo.return`: the values it
+  /// returns.
+  std::vector<OperandRef> parse_region_ops(FunctionScope& scope, const Token& label) {
     while (!at_region_return()) {
       if (c_.is(Tok::RBrace) || c_.is(Tok::Eof)) {
         c_.fail_at(label, "the region has no 'stablehlo.return'");
       }
       if (parse_statement(scope, {})) c_.fail_at(label, "a region ends with 'stablehlo.return'");
     }
-    std::vector<OperandRef> values = parse_region_return();
-    for (const OperandRef& v : values) g.add_result(lookup_value(scope, v));
-    if (g.results().size() * 2 != args.size()) {
-      c_.fail_at(label, fmt::format("the region returns {} values, expected {} (one per operand)",
-                                    g.results().size(), args.size() / 2));
-    }
-    return g;
+    return parse_region_return();
   }
 
   bool at_region_return() const {

@@ -115,6 +115,9 @@ constexpr StableHloOpMapping kMappings[] = {
     {"stablehlo.composite", "",
      "the decomposition function inlined as a call (the composite's name and attributes "
      "only label it)"},
+    {"stablehlo.while", "",
+     "unrolled: the condition evaluated on the loop values before each trip (the values it "
+     "reads must fold to constants), the body's ops copied in per trip"},
     {"stablehlo.optimization_barrier", "",
      "no op: each result is its operand (the barrier only orders XLA's scheduling, as "
      "jax.checkpoint writes it)"},
@@ -501,7 +504,7 @@ bool is_reducer_identity(std::string_view reducer, std::optional<double> init, D
 /// A reduce whose reducer is one add, maximum or minimum: sum, max, or neg(max(neg(x))); an
 /// init value that is not the reducer's identity is combined with the result.
 void import_reduce(FunctionScope& s, OpRecord& rec) {
-  if (rec.region) return import_arg_reduce(s, rec);
+  if (!rec.regions.empty()) return import_arg_reduce(s, rec);
   ReduceHead head = reduce_head(s, rec);
   const std::string& op = head.op;
   const std::vector<NodeId>& operands = head.operands;
@@ -1073,6 +1076,7 @@ void import_stablehlo_op(FunctionScope& s, OpRecord& rec) {
   if (op == "optimization_barrier") return import_optimization_barrier(s, rec);
   if (op == "custom_call") return import_custom_call(s, rec);
   if (op == "dynamic_slice") return import_dynamic_slice(s, rec);
+  if (op == "while") throw Error(rec.loc, fmt::format("'{}' needs a body region", rec.name));
   if (op.starts_with("round_nearest_")) return import_round(s, rec, op == "round_nearest_even");
   if (op == "dynamic_update_slice") return import_dynamic_update_slice(s, rec);
   std::string_view ttir = m->ttir.substr(5);

@@ -91,7 +91,7 @@ void import_arg_reduce(FunctionScope& s, OpRecord& rec) {
   }
   std::optional<Pick> pick;
   for (Pick p : {Pick::Larger, Pick::Smaller}) {
-    if (!pick && selects(*rec.region, t[0].dtype, t[1].dtype, p)) pick = p;
+    if (!pick && selects(*rec.regions.at(0), t[0].dtype, t[1].dtype, p)) pick = p;
   }
   if (!pick) {
     throw Error(rec.loc, fmt::format("'{}': a reducer of a value and an index is read when it "

@@ -8,53 +8,13 @@
 //   reads as slice(x, begins = [0, 1], ends = [2, 3]) once %c0 and %c1 fold to 0 and 1.
 #include "text/attr_parser.h"
 #include "text/import.h"
-#include "tilesat/graph/interpreter.h"
 
 #include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
-#include <unordered_map>
 
 namespace tilesat::text {
 namespace {
-
-/// At most this many nodes are evaluated to fold one start index.
-constexpr size_t kMaxFoldedNodes = 256;
-
-/// The value of a one-element node computed from constants only (a constant, or a few ops on
-/// constants such as JAX's `select(i < 0, i + n, i)`), or nullopt.
-std::optional<double> folded_scalar(const Graph& g, NodeId id) {
-  if (g.node(id).type.shape.numel() != 1) return std::nullopt;
-  std::vector<NodeId> cone, stack{id};
-  std::unordered_map<NodeId, NodeId> copy;
-  while (!stack.empty()) {
-    NodeId n = stack.back();
-    stack.pop_back();
-    if (copy.count(n) != 0) continue;
-    if (g.node(n).kind == OpKind::Argument || cone.size() >= kMaxFoldedNodes) return std::nullopt;
-    copy.emplace(n, 0);
-    cone.push_back(n);
-    for (NodeId o : g.node(n).operands) stack.push_back(o);
-  }
-  // Importers add a node after its operands, so ids order the cone.
-  std::sort(cone.begin(), cone.end());
-  Graph sub;
-  for (NodeId n : cone) {
-    const Node& node = g.node(n);
-    std::vector<NodeId> operands;
-    for (NodeId o : node.operands) {
-      if (o > n) return std::nullopt;
-      operands.push_back(copy.at(o));
-    }
-    copy[n] = sub.add_op_typed(node.kind, std::move(operands), node.attrs, node.type, node.loc);
-  }
-  sub.add_result(copy.at(id));
-  try {
-    return evaluate(sub, {}).at(0).data().at(0);
-  } catch (const Error&) {
-    return std::nullopt;
-  }
-}
 
 void reject_positional_values(const OpRecord& rec) {
   if (!rec.positional.empty()) {

@@ -81,10 +81,10 @@ struct OpRecord {
   /// its reducer region), and where it is written.
   std::string reducer;
   SourceLoc reducer_loc;
-  /// stablehlo.reduce of several operands: its reducer region as a function of the block's
-  /// arguments in StableHLO's order (each operand's accumulated value, then each operand's
-  /// next value), returning one value per operand.
-  std::shared_ptr<const Graph> region;
+  /// Regions read as functions of their block's arguments: a stablehlo.reduce of several
+  /// operands has its reducer (each operand's accumulated value, then each operand's next
+  /// value; one value per operand returned), a stablehlo.while its condition and body.
+  std::vector<std::shared_ptr<const Graph>> regions;
 
   const ParsedAttr* attr(std::string_view key) const {
     for (const auto& [k, v] : attrs) {

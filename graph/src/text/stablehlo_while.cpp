@@ -1,0 +1,92 @@
+// stablehlo.while whose trip count is known when it is read (lax.fori_loop with constant
+// bounds, nn.scan over stacked layers): the loop unrolled.
+//
+//   %r:2 = stablehlo.while(%i = %c0, %x = %arg0) : tensor<i32>, tensor<4xf32>
+//     cond { %p = stablehlo.compare LT, %i, %c3 ... stablehlo.return %p : tensor<i1> }
+//     do { ... stablehlo.return %i1, %x1 : tensor<i32>, tensor<4xf32> }
+//
+// Before each trip the condition is evaluated on the loop values by the reference
+// interpreter: every value it reads must fold to a constant (a counter), else the loop is an
+// error naming it. The body's ops are copied in once per trip; a one-element loop value the
+// body computes from constants only (the counter) is replaced by a constant of its value, so
+// start indices that depend on it (a scan's dynamic_slice of layer i) fold as well.
+#include "text/import.h"
+
+#include <fmt/format.h>
+
+namespace tilesat::text {
+namespace {
+
+/// Trips and nodes past which a loop is not unrolled.
+constexpr int64_t kMaxTrips = 4096;
+constexpr size_t kMaxUnrolledNodes = size_t{1} << 20;
+
+/// Checks that the condition takes one argument per loop value, of its type.
+void check_condition(const OpRecord& rec, const Graph& f, const std::vector<TensorType>& types) {
+  if (f.arguments().size() != types.size()) {
+    throw Error(rec.loc, fmt::format("'{}': its condition takes {} arguments for {} loop values",
+                                     rec.name, f.arguments().size(), types.size()));
+  }
+  for (size_t i = 0; i < types.size(); ++i) {
+    const TensorType& t = f.node(f.arguments()[i]).type;
+    if (!t.same_value_type(types[i])) {
+      throw Error(f.node(f.arguments()[i]).loc,
+                  fmt::format("'{}': argument #{} of its condition is {}, but loop value #{} is "
+                              "{}",
+                              rec.name, i, t.str(), i, types[i].str()));
+    }
+  }
+}
+
+} // namespace
+
+void import_while(FunctionScope& s, OpRecord& rec,
+                  const std::function<std::vector<NodeId>(std::span<const NodeId>)>& body) {
+  if (rec.regions.size() != 1) {
+    throw Error(rec.loc, fmt::format("'{}' needs a condition region", rec.name));
+  }
+  const Graph& cond = *rec.regions[0];
+  std::vector<NodeId> values = resolve_operands(s, rec);
+  std::vector<TensorType> types;
+  for (NodeId v : values) types.push_back(s.graph.node(v).type);
+  check_condition(rec, cond, types);
+  for (int64_t trip = 0;; ++trip) {
+    std::optional<double> go = folded_call(s.graph, cond, values);
+    if (!go) {
+      throw Error(rec.loc, fmt::format("'{}': its condition does not fold to a constant before "
+                                       "trip {}; tilesat unrolls loops whose trip count is known "
+                                       "from constants (the values the condition reads must not "
+                                       "depend on the function's arguments)",
+                                       rec.name, trip));
+    }
+    if (*go == 0) break;
+    if (trip == kMaxTrips || s.graph.num_nodes() > kMaxUnrolledNodes) {
+      throw Error(rec.loc, fmt::format("'{}' runs more than {} trips or {} nodes: too many to "
+                                       "unroll",
+                                       rec.name, kMaxTrips, kMaxUnrolledNodes));
+    }
+    values = body(values);
+    if (values.size() != types.size()) {
+      throw Error(rec.loc, fmt::format("'{}': its body returns {} values for {} loop values",
+                                       rec.name, values.size(), types.size()));
+    }
+    for (size_t i = 0; i < values.size(); ++i) {
+      const Node& n = s.graph.node(values[i]);
+      if (!n.type.same_value_type(types[i])) {
+        throw Error(rec.loc, fmt::format("'{}': its body returns {} for loop value #{} of type {}",
+                                         rec.name, n.type.str(), i, types[i].str()));
+      }
+      if (n.kind == OpKind::Constant || n.type.shape.numel() != 1) continue;
+      if (std::optional<double> k = folded_scalar(s.graph, values[i])) {
+        Attrs a;
+        a.set("value", std::vector<double>{*k});
+        a.set("shape", n.type.shape.dims());
+        a.set("dtype", n.type.dtype);
+        values[i] = s.graph.add_op_typed(OpKind::Constant, {}, std::move(a), n.type, rec.loc);
+      }
+    }
+  }
+  define_results(s, rec, values, "the loop gives");
+}
+
+} // namespace tilesat::text

@@ -98,5 +98,28 @@ TEST(TextStableHloWhile, Errors) {
             "t.mlir:3:63: error: expected 2 types for the loop values of 'stablehlo.while', got 1");
 }
 
+// Calls and loop bodies are read by nested parses: their depth counts toward the text's
+// nesting limit instead of the stack's.
+// @f0 calls @f1 ... calls @f{n-1}, which returns its argument.
+std::string call_chain(int n) {
+  std::string text;
+  for (int i = 0; i < n; ++i) {
+    text += "func.func @f" + std::to_string(i) + "(%x: tensor<2xf32>) -> tensor<2xf32> {\n";
+    if (i + 1 < n) {
+      text += "  %0 = call @f" + std::to_string(i + 1) +
+              "(%x) : (tensor<2xf32>) -> tensor<2xf32>\n  return %0 : tensor<2xf32>\n}\n";
+    } else {
+      text += "  return %x : tensor<2xf32>\n}\n";
+    }
+  }
+  return text;
+}
+
+TEST(TextStableHloWhile, DeepCallChainsAreAnErrorNotACrash) {
+  std::string deep = parse_error(call_chain(200));
+  EXPECT_NE(deep.find("error: nesting deeper than 64 levels"), std::string::npos) << deep;
+  EXPECT_EQ(parse_error(call_chain(40)), "");
+}
+
 } // namespace
 } // namespace tilesat

@@ -97,6 +97,10 @@ public:
   }
 
   /// Scoped nesting counter for recursive rules.
+  /// Starts at `outer`'s nesting depth: a nested parse of a callee or a loop body counts
+  /// toward the same limit.
+  void nest_inside(const Cursor& outer) { depth_ = outer.depth_; }
+
   class Nest {
   public:
     explicit Nest(Cursor& c) : c_(c) {

@@ -123,6 +123,8 @@ private:
     nested.calling_ = calling_;
     nested.calling_.insert(name);
     nested.c_.seek(off->second);
+    nested.c_.nest_inside(c_);
+    Cursor::Nest nest(nested.c_);
     Graph g = nested.parse_function();
     return callees_->emplace(name, std::move(g)).first->second;
   }
@@ -803,6 +805,8 @@ private:
     nested.callees_ = callees_;
     nested.calling_ = calling_;
     nested.c_.seek(body.offset);
+    nested.c_.nest_inside(c_);
+    Cursor::Nest nest(nested.c_);
     FunctionScope scope{s.graph, {}, {}, {}};
     for (size_t i = 0; i < body.args.size() && i < values.size(); ++i) {
       scope.values.emplace(body.args[i].name, values[i]);

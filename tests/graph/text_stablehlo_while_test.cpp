@@ -74,6 +74,20 @@ TEST(TextStableHloWhile, ScanOverStackedLayers) {
   for (size_t j = 0; j < 4; ++j) EXPECT_NEAR(got[j], h[j], 1e-6) << j;
 }
 
+TEST(TextStableHloWhile, GenericBodyArguments) {
+  std::string body = "^bb0(%i: tensor<i32>, %h: tensor<1x4xf32>, %ws: tensor<3x4x4xf32>):\n"
+                     "    %z = stablehlo.constant";
+  EXPECT_EQ(parse_error(replaced(kScan, body,
+                                 "^bb0(%i: tensor<i32>, %h: tensor<1x4xf32>):\n"
+                                 "    %z = stablehlo.constant")),
+            "t.mlir:9:3: error: the loop's body takes 2 arguments for 3 loop values");
+  EXPECT_EQ(parse_error(replaced(kScan, body,
+                                 "^bb0(%i: tensor<i32>, %h: tensor<4xf32>, %ws: "
+                                 "tensor<3x4x4xf32>):\n    %z = stablehlo.constant")),
+            "t.mlir:9:25: error: argument %h of the loop's body is tensor<4xf32>, but loop value "
+            "#1 is tensor<1x4xf32>");
+}
+
 TEST(TextStableHloWhile, Errors) {
   // A bound that is an argument: the trip count is not known.
   std::string from_arg = replaced(

@@ -808,7 +808,18 @@ private:
     nested.c_.nest_inside(c_);
     Cursor::Nest nest(nested.c_);
     FunctionScope scope{s.graph, {}, {}, {}};
-    for (size_t i = 0; i < body.args.size() && i < values.size(); ++i) {
+    if (body.args.size() != values.size()) {
+      c_.fail_at(body.label, fmt::format("the loop's body takes {} arguments for {} loop values",
+                                         body.args.size(), values.size()));
+    }
+    for (size_t i = 0; i < values.size(); ++i) {
+      const TensorType& t = s.graph.node(values[i]).type;
+      if (!body.args[i].type.same_value_type(t)) {
+        throw Error(body.args[i].loc,
+                    fmt::format("argument {} of the loop's body is {}, but loop "
+                                "value #{} is {}",
+                                body.args[i].name, body.args[i].type.str(), i, t.str()));
+      }
       scope.values.emplace(body.args[i].name, values[i]);
       scope.defined_at.emplace(body.args[i].name, body.args[i].loc);
     }

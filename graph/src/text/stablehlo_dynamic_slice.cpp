@@ -32,9 +32,9 @@ std::vector<int64_t> start_indices(FunctionScope& s, const OpRecord& rec,
   for (size_t d = 0; d < sizes.size(); ++d) {
     const OperandRef& ref = rec.operands[first + d];
     std::optional<double> v = folded_scalar(s.graph, operands[first + d]);
-    if (!v) {
+    if (!v || !std::isfinite(*v)) {
       throw Error(ref.loc, fmt::format("start index {} of '{}' (dim {}) does not fold to a "
-                                       "constant: tilesat plans static shapes",
+                                       "finite constant: tilesat plans static shapes",
                                        ref.name.empty() ? "literal" : ref.name, rec.name, d));
     }
     int64_t limit = shape[static_cast<int64_t>(d)] - sizes[d];

@@ -74,18 +74,30 @@ TEST(TextStableHloWhile, ScanOverStackedLayers) {
   for (size_t j = 0; j < 4; ++j) EXPECT_NEAR(got[j], h[j], 1e-6) << j;
 }
 
+// StableHLO's regions may use values defined before the loop (the bound and the step here).
+TEST(TextStableHloWhile, RegionsUseOuterValues) {
+  std::string text = replaced(
+      replaced(replaced(kForiLoop, "    %c_1 = stablehlo.constant dense<3> : tensor<i32>\n", ""),
+               "    %c_1 = stablehlo.constant dense<1> : tensor<i32>\n", ""),
+      "  %c = stablehlo.constant dense<0> : tensor<i32>\n",
+      "  %c = stablehlo.constant dense<0> : tensor<i32>\n"
+      "  %c_1 = stablehlo.constant dense<1> : tensor<i32>\n");
+  // counts 0, 1 (< 1 stops): one trip.
+  EXPECT_EQ(run(text, {{1, -2, 0.5f, 3}}), (std::vector<float>{2, -4, 1, 6}));
+}
+
 TEST(TextStableHloWhile, GenericBodyArguments) {
   std::string body = "^bb0(%i: tensor<i32>, %h: tensor<1x4xf32>, %ws: tensor<3x4x4xf32>):\n"
                      "    %z = stablehlo.constant";
   EXPECT_EQ(parse_error(replaced(kScan, body,
                                  "^bb0(%i: tensor<i32>, %h: tensor<1x4xf32>):\n"
                                  "    %z = stablehlo.constant")),
-            "t.mlir:9:3: error: the loop's body takes 2 arguments for 3 loop values");
+            "t.mlir:9:3: error: the region takes 2 arguments for 3 loop values");
   EXPECT_EQ(parse_error(replaced(kScan, body,
                                  "^bb0(%i: tensor<i32>, %h: tensor<4xf32>, %ws: "
                                  "tensor<3x4x4xf32>):\n    %z = stablehlo.constant")),
-            "t.mlir:9:25: error: argument %h of the loop's body is tensor<4xf32>, but loop value "
-            "#1 is tensor<1x4xf32>");
+            "t.mlir:9:25: error: argument %h of the region is tensor<4xf32>, but loop value #1 is "
+            "tensor<1x4xf32>");
 }
 
 TEST(TextStableHloWhile, Errors) {
@@ -104,7 +116,7 @@ TEST(TextStableHloWhile, Errors) {
       "too many to unroll");
   EXPECT_EQ(parse_error(replaced(kForiLoop, "stablehlo.return %2, %1 : tensor<i32>, tensor<4xf32>",
                                  "stablehlo.return %2 : tensor<i32>")),
-            "t.mlir:3:3: error: 'stablehlo.while': its body returns 1 values for 2 loop values");
+            "t.mlir:8:5: error: the region returns 1 values, expected 2");
   EXPECT_EQ(parse_error(replaced(kForiLoop, "stablehlo.return %1 : tensor<i1>", "")),
             "t.mlir:4:4: error: the region has no 'stablehlo.return'");
   EXPECT_EQ(parse_error(replaced(kForiLoop, " : tensor<i32>, tensor<4xf32>\n   cond",

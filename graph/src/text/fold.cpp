@@ -81,25 +81,4 @@ std::optional<double> folded_scalar(const Graph& g, NodeId id) {
   return evaluate_scalar(sub, copy.at(id));
 }
 
-std::optional<double> folded_call(const Graph& g, const Graph& f, std::span<const NodeId> args) {
-  if (f.results().size() != 1 || args.size() != f.arguments().size()) return std::nullopt;
-  Graph sub;
-  std::unordered_map<NodeId, NodeId> copy;
-  std::vector<NodeId> mapped;
-  for (size_t i = 0; i < args.size(); ++i) {
-    NodeId a = f.arguments()[i];
-    bool used = f.use_count(a) != 0;
-    if (used && !copy_cone(g, args[i], sub, copy)) return std::nullopt;
-    // An unused argument stands for nothing: a placeholder of its type keeps the indices.
-    mapped.push_back(used ? copy.at(args[i]) : sub.add_argument("unused", f.node(a).type));
-  }
-  NodeId result = inline_graph(sub, f, mapped).at(0);
-  if (sub.arguments().empty()) return evaluate_scalar(sub, result);
-  // Placeholders must not reach the result.
-  Graph only;
-  std::unordered_map<NodeId, NodeId> again;
-  if (!copy_cone(sub, result, only, again)) return std::nullopt;
-  return evaluate_scalar(only, again.at(result));
-}
-
 } // namespace tilesat::text

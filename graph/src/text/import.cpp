@@ -9,6 +9,9 @@ namespace tilesat::text {
 NodeId lookup_value(FunctionScope& s, const OperandRef& ref) {
   auto it = s.values.find(ref.name);
   if (it != s.values.end()) return it->second;
+  if (s.outer != nullptr && &s.outer->graph == &s.graph && s.outer->values.count(ref.name) != 0) {
+    return lookup_value(*s.outer, ref);
+  }
   if (s.empties.count(ref.name) != 0) {
     throw Error(ref.loc, fmt::format("{} is a ttir.empty() destination; it can only be the last "
                                      "operand of an op",

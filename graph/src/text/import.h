@@ -22,6 +22,9 @@ struct FunctionScope {
   /// Results of `ttir.empty()`: destinations of legacy destination-passing ops, dropped on use.
   std::unordered_map<std::string, TensorType> empties;
   std::unordered_map<std::string, SourceLoc> defined_at;
+  /// The scope a region is nested in (of the same graph): names not defined in the region
+  /// are looked up there.
+  FunctionScope* outer = nullptr;
 };
 
 /// The node of `%name` (an argument or an earlier op); throws "use of undefined value".
@@ -39,9 +42,6 @@ void define_results(FunctionScope& s, const OpRecord& rec, std::span<const NodeI
 /// on constants such as JAX's `select(i < 0, i + n, i)`), by the reference interpreter; nullopt
 /// when it depends on an argument (fold.cpp).
 std::optional<double> folded_scalar(const Graph& g, NodeId id);
-/// The one-element result of function `f` on `g`'s values `args`, when every argument it uses
-/// folds as folded_scalar's do; nullopt otherwise.
-std::optional<double> folded_call(const Graph& g, const Graph& f, std::span<const NodeId> args);
 /// `f`'s ops copied into `into` on its values `args` (the nodes keep `f`'s locations): the
 /// values of `f`'s results.
 std::vector<NodeId> inline_graph(Graph& into, const Graph& f, std::span<const NodeId> args);
@@ -106,9 +106,11 @@ void import_dynamic_update_slice(FunctionScope& s, OpRecord& rec);
 /// stablehlo.reduce of a value and an index operand whose reducer region picks the larger
 /// (argmax) or smaller (argmin) value and the smaller index on ties (stablehlo_arg_reduce.cpp).
 void import_arg_reduce(FunctionScope& s, OpRecord& rec);
-/// stablehlo.while unrolled: its trip count must be known from constants; `body` reads the
-/// loop's body on one trip's values and returns the next (stablehlo_while.cpp).
+/// stablehlo.while unrolled: its trip count must be known from constants. `cond` reads the
+/// condition on one trip's values (its predicate), `body` the body (the next values)
+/// (stablehlo_while.cpp).
 void import_while(FunctionScope& s, OpRecord& rec,
+                  const std::function<NodeId(std::span<const NodeId>)>& cond,
                   const std::function<std::vector<NodeId>(std::span<const NodeId>)>& body);
 /// The `dimensions` of a stablehlo.reduce over an operand of `rank`, checked.
 std::vector<int64_t> reduce_dimensions(const OpRecord& rec, int64_t rank);

@@ -391,14 +391,13 @@ private:
       parse_composite(s, rec);
       return false;
     }
-    if (rec.name == "stablehlo.while" && loop_body_) {
-      LoopBody body = *loop_body_;
-      loop_body_.reset();
-      import_while(s, rec, [&](std::span<const NodeId> values) {
-        loop_body_ = body;
-        return run_loop_body(s, values);
-      });
-      loop_body_.reset();
+    if (rec.name == "stablehlo.while" && loop_regions_.size() == 2) {
+      std::vector<LoopRegion> regions = std::move(loop_regions_);
+      loop_regions_.clear();
+      import_while(
+          s, rec,
+          [&](std::span<const NodeId> v) { return run_loop_region(s, regions[0], v, 1)[0]; },
+          [&](std::span<const NodeId> v) { return run_loop_region(s, regions[1], v, v.size()); });
       return false;
     }
     if (!rec.results.empty() && rec.name != "stablehlo.optimization_barrier" &&
@@ -516,7 +515,7 @@ private:
     rec.name = std::string(quoted.substr(1, quoted.size() - 2));
     parse_paren_operands(rec);
     if (rec.name == "stablehlo.while" && c_.is(Tok::LParen) && c_.peek().kind == Tok::LBrace) {
-      parse_while_regions(rec);
+      parse_while_regions();
     } else if (c_.is(Tok::LParen) && c_.peek().kind == Tok::LBrace) {
       // ({ ^bb0(%a: t, %b: t): ... }): the reducer region of "stablehlo.reduce" (or
       // "stablehlo.reduce_window")
@@ -761,45 +760,42 @@ private:
     rec.result_type = types.at(0);
     rec.has_result_type = true;
     if (types.size() > 1) rec.result_types = types;
-    Token label = c_.tok();
-    c_.expect_word("cond");
-    c_.expect(Tok::LBrace, "'{'");
-    {
-      Cursor::Nest nest(c_);
-      rec.regions.push_back(std::make_shared<const Graph>(parse_region(args, label, 1)));
+    loop_regions_.clear();
+    for (std::string_view part : {"cond", "do"}) {
+      Token label = c_.tok();
+      c_.expect_word(part);
+      c_.expect(Tok::LBrace, "'{'");
+      skip_loop_region(args, label);
+      c_.expect(Tok::RBrace, "'}'");
     }
-    c_.expect(Tok::RBrace, "'}'");
-    label = c_.tok();
-    c_.expect_word("do");
-    c_.expect(Tok::LBrace, "'{'");
-    skip_loop_body(args, label);
-    c_.expect(Tok::RBrace, "'}'");
   }
 
-  /// A loop's body, read once per trip when the loop is unrolled (its ops may need the
-  /// trip's values to be read: a dynamic_slice at the counter).
-  struct LoopBody {
+  /// A loop's condition or body, read once per trip when the loop is unrolled (its ops may
+  /// need the trip's values to be read: a dynamic_slice at the counter).
+  struct LoopRegion {
     size_t offset = 0;
     std::vector<RegionArg> args;
     Token label;
   };
-  std::optional<LoopBody> loop_body_;
+  /// The regions of the stablehlo.while read last: its condition and body.
+  std::vector<LoopRegion> loop_regions_;
 
-  /// Records the body starting at the cursor and moves to the `}` that closes it.
-  void skip_loop_body(const std::vector<RegionArg>& args, const Token& label) {
-    loop_body_ = LoopBody{c_.tok().offset, args, label};
+  /// Records the region starting at the cursor and moves to the `}` that closes it.
+  void skip_loop_region(const std::vector<RegionArg>& args, const Token& label) {
+    loop_regions_.push_back(LoopRegion{c_.tok().offset, args, label});
     int depth = 0;
     while (!(c_.is(Tok::RBrace) && depth == 0)) {
-      if (c_.is(Tok::Eof)) c_.fail_at(label, "the loop's body has no closing '}'");
+      if (c_.is(Tok::Eof)) c_.fail_at(label, "the region has no closing '}'");
       if (c_.is(Tok::LBrace)) ++depth;
       if (c_.is(Tok::RBrace)) --depth;
       c_.take();
     }
   }
 
-  /// The body of the loop read last, on `values` of `s`'s graph: the values it returns.
-  std::vector<NodeId> run_loop_body(FunctionScope& s, std::span<const NodeId> values) {
-    const LoopBody& body = *loop_body_;
+  /// A region of a loop read on `values` of `s`'s graph (its ops may also use the values
+  /// defined before the loop): the `want` values it returns.
+  std::vector<NodeId> run_loop_region(FunctionScope& s, const LoopRegion& body,
+                                      std::span<const NodeId> values, size_t want) {
     Parser nested(source_, file_);
     nested.function_offsets_ = function_offsets_;
     nested.callees_ = callees_;
@@ -807,16 +803,16 @@ private:
     nested.c_.seek(body.offset);
     nested.c_.nest_inside(c_);
     Cursor::Nest nest(nested.c_);
-    FunctionScope scope{s.graph, {}, {}, {}};
+    FunctionScope scope{s.graph, {}, {}, {}, &s};
     if (body.args.size() != values.size()) {
-      c_.fail_at(body.label, fmt::format("the loop's body takes {} arguments for {} loop values",
+      c_.fail_at(body.label, fmt::format("the region takes {} arguments for {} loop values",
                                          body.args.size(), values.size()));
     }
     for (size_t i = 0; i < values.size(); ++i) {
       const TensorType& t = s.graph.node(values[i]).type;
       if (!body.args[i].type.same_value_type(t)) {
         throw Error(body.args[i].loc,
-                    fmt::format("argument {} of the loop's body is {}, but loop "
+                    fmt::format("argument {} of the region is {}, but loop "
                                 "value #{} is {}",
                                 body.args[i].name, body.args[i].type.str(), i, t.str()));
       }
@@ -827,11 +823,16 @@ private:
     for (const OperandRef& v : nested.parse_region_ops(scope, body.label)) {
       out.push_back(lookup_value(scope, v));
     }
+    if (out.size() != want) {
+      c_.fail_at(body.label,
+                 fmt::format("the region returns {} values, expected {}", out.size(), want));
+    }
     return out;
   }
 
   /// The regions of a generic "stablehlo.while": `({ ^bb0(args): ... }, { ^bb0(args): ... })`.
-  void parse_while_regions(OpRecord& rec) {
+  void parse_while_regions() {
+    loop_regions_.clear();
     c_.expect(Tok::LParen, "'('");
     for (size_t part = 0; part < 2; ++part) {
       if (part == 1) c_.expect(Tok::Comma, "',' and the loop's body");
@@ -849,11 +850,7 @@ private:
         c_.expect(Tok::RParen, "')'");
       }
       c_.expect(Tok::Colon, "':'");
-      if (part == 0) {
-        rec.regions.push_back(std::make_shared<const Graph>(parse_region(args, label, 1)));
-      } else {
-        skip_loop_body(args, label);
-      }
+      skip_loop_region(args, label);
       c_.expect(Tok::RBrace, "'}'");
     }
     c_.expect(Tok::RParen, "')'");

@@ -5,11 +5,11 @@
 //     cond { %p = stablehlo.compare LT, %i, %c3 ... stablehlo.return %p : tensor<i1> }
 //     do { ... stablehlo.return %i1, %x1 : tensor<i32>, tensor<4xf32> }
 //
-// Before each trip the condition is evaluated on the loop values by the reference
-// interpreter: every value it reads must fold to a constant (a counter), else the loop is an
-// error naming it. The body's ops are copied in once per trip; a one-element loop value the
-// body computes from constants only (the counter) is replaced by a constant of its value, so
-// start indices that depend on it (a scan's dynamic_slice of layer i) fold as well.
+// Before each trip the condition is read on the loop values and its predicate folded by the
+// reference interpreter: it must depend on constants only (a counter and a bound), else the
+// loop is an error naming it. The body is then read on the trip's values; a one-element loop
+// value it computes from constants only (the counter) is replaced by a constant of its value,
+// so start indices that depend on it (a scan's dynamic_slice of layer i) fold as well.
 #include "text/import.h"
 
 #include <fmt/format.h>
@@ -21,37 +21,16 @@ namespace {
 constexpr int64_t kMaxTrips = 4096;
 constexpr size_t kMaxUnrolledNodes = size_t{1} << 20;
 
-/// Checks that the condition takes one argument per loop value, of its type.
-void check_condition(const OpRecord& rec, const Graph& f, const std::vector<TensorType>& types) {
-  if (f.arguments().size() != types.size()) {
-    throw Error(rec.loc, fmt::format("'{}': its condition takes {} arguments for {} loop values",
-                                     rec.name, f.arguments().size(), types.size()));
-  }
-  for (size_t i = 0; i < types.size(); ++i) {
-    const TensorType& t = f.node(f.arguments()[i]).type;
-    if (!t.same_value_type(types[i])) {
-      throw Error(f.node(f.arguments()[i]).loc,
-                  fmt::format("'{}': argument #{} of its condition is {}, but loop value #{} is "
-                              "{}",
-                              rec.name, i, t.str(), i, types[i].str()));
-    }
-  }
-}
-
 } // namespace
 
 void import_while(FunctionScope& s, OpRecord& rec,
+                  const std::function<NodeId(std::span<const NodeId>)>& cond,
                   const std::function<std::vector<NodeId>(std::span<const NodeId>)>& body) {
-  if (rec.regions.size() != 1) {
-    throw Error(rec.loc, fmt::format("'{}' needs a condition region", rec.name));
-  }
-  const Graph& cond = *rec.regions[0];
   std::vector<NodeId> values = resolve_operands(s, rec);
   std::vector<TensorType> types;
   for (NodeId v : values) types.push_back(s.graph.node(v).type);
-  check_condition(rec, cond, types);
   for (int64_t trip = 0;; ++trip) {
-    std::optional<double> go = folded_call(s.graph, cond, values);
+    std::optional<double> go = folded_scalar(s.graph, cond(values));
     if (!go) {
       throw Error(rec.loc, fmt::format("'{}': its condition does not fold to a constant before "
                                        "trip {}; tilesat unrolls loops whose trip count is known "

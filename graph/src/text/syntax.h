@@ -83,7 +83,8 @@ struct OpRecord {
   SourceLoc reducer_loc;
   /// Regions read as functions of their block's arguments: a stablehlo.reduce of several
   /// operands has its reducer (each operand's accumulated value, then each operand's next
-  /// value; one value per operand returned), a stablehlo.while its condition and body.
+  /// value; one value per operand returned). A stablehlo.while's regions are read by the
+  /// parser once per trip instead.
   std::vector<std::shared_ptr<const Graph>> regions;
 
   const ParsedAttr* attr(std::string_view key) const {

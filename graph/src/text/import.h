@@ -112,6 +112,8 @@ void import_arg_reduce(FunctionScope& s, OpRecord& rec);
 void import_while(FunctionScope& s, OpRecord& rec,
                   const std::function<NodeId(std::span<const NodeId>)>& cond,
                   const std::function<std::vector<NodeId>(std::span<const NodeId>)>& body);
+/// Throws at the first custom-form value (`dense<...>`, a keyword) of an op that takes none.
+void reject_positional(const OpRecord& rec);
 /// The `dimensions` of a stablehlo.reduce over an operand of `rank`, checked.
 std::vector<int64_t> reduce_dimensions(const OpRecord& rec, int64_t rank);
 

@@ -160,14 +160,6 @@ const ParsedAttr& require_attr(const OpRecord& rec, std::initializer_list<std::s
   throw Error(rec.loc, fmt::format("'{}' needs attribute '{}'", rec.name, *keys.begin()));
 }
 
-/// Throws at the first custom-form value (`dense<...>`, a keyword) of an op that takes none.
-void reject_positional(const OpRecord& rec) {
-  if (!rec.positional.empty()) {
-    throw Error(rec.positional[0].loc, fmt::format("unexpected value {} in '{}'",
-                                                   render_attr(rec.positional[0]), rec.name));
-  }
-}
-
 /// The fields of `#stablehlo.<kind><key = value, ...>` (gather's dimension numbers) as named
 /// attributes; every error is reported at the attribute.
 std::vector<NamedAttr> alias_fields(const OpRecord& rec, const ParsedAttr& a, std::string_view key,
@@ -1051,6 +1043,13 @@ void rename_attr(OpRecord& rec, std::string_view from, std::string_view to) {
 }
 
 } // namespace
+
+void reject_positional(const OpRecord& rec) {
+  if (!rec.positional.empty()) {
+    throw Error(rec.positional[0].loc, fmt::format("unexpected value {} in '{}'",
+                                                   render_attr(rec.positional[0]), rec.name));
+  }
+}
 
 std::vector<int64_t> reduce_dimensions(const OpRecord& rec, int64_t rank) {
   const ParsedAttr& da = require_attr(rec, {"dimensions"});

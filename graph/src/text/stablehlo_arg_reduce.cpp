@@ -11,7 +11,6 @@
 // pairs by the reference interpreter, and read when it picks the larger (argmax) or smaller
 // (argmin) value and, on ties, the smaller index. The result is then the extreme value and the
 // smallest index holding it, init values included: max(x) and min(where(x == max, i, inf)).
-#include "text/attr_parser.h"
 #include "text/import.h"
 #include "tilesat/graph/interpreter.h"
 
@@ -65,10 +64,7 @@ bool selects(const Graph& region, DType value, DType index, Pick pick) {
 } // namespace
 
 void import_arg_reduce(FunctionScope& s, OpRecord& rec) {
-  if (!rec.positional.empty()) {
-    throw Error(rec.positional[0].loc, fmt::format("unexpected value {} in '{}'",
-                                                   render_attr(rec.positional[0]), rec.name));
-  }
+  reject_positional(rec);
   std::vector<NodeId> operands = resolve_operands(s, rec);
   if (operands.size() != 4) {
     throw Error(rec.loc, fmt::format("'{}' of {} operands is not supported (one operand, or a "

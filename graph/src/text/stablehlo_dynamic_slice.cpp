@@ -6,7 +6,6 @@
 //   %s = stablehlo.dynamic_slice %x, %c0, %c1, sizes = [2, 2]
 //          : (tensor<4x4xf32>, tensor<i64>, tensor<i64>) -> tensor<2x2xf32>
 //   reads as slice(x, begins = [0, 1], ends = [2, 3]) once %c0 and %c1 fold to 0 and 1.
-#include "text/attr_parser.h"
 #include "text/import.h"
 
 #include <algorithm>
@@ -15,13 +14,6 @@
 
 namespace tilesat::text {
 namespace {
-
-void reject_positional_values(const OpRecord& rec) {
-  if (!rec.positional.empty()) {
-    throw Error(rec.positional[0].loc, fmt::format("unexpected value {} in '{}'",
-                                                   render_attr(rec.positional[0]), rec.name));
-  }
-}
 
 /// The start indices of `rec` (operands `first`...), each folded to a constant and clamped as
 /// StableHLO clamps them: into [0, extent - size] of its dim.
@@ -46,7 +38,7 @@ std::vector<int64_t> start_indices(FunctionScope& s, const OpRecord& rec,
 
 /// The operands of `rec`: `leading` tensors, then one rank-0 start index per dim of the first.
 std::vector<NodeId> sliced_operands(FunctionScope& s, OpRecord& rec, size_t leading) {
-  reject_positional_values(rec);
+  reject_positional(rec);
   std::vector<NodeId> operands = resolve_operands(s, rec);
   if (operands.size() < leading) {
     throw Error(rec.loc, fmt::format("'{}' expects at least {} operands, got {}", rec.name, leading,

@@ -57,11 +57,8 @@ void import_while(FunctionScope& s, OpRecord& rec,
       }
       if (n.kind == OpKind::Constant || n.type.shape.numel() != 1) continue;
       if (std::optional<double> k = folded_scalar(s.graph, values[i])) {
-        Attrs a;
-        a.set("value", std::vector<double>{*k});
-        a.set("shape", n.type.shape.dims());
-        a.set("dtype", n.type.dtype);
-        values[i] = s.graph.add_op_typed(OpKind::Constant, {}, std::move(a), n.type, rec.loc);
+        values[i] = Builder(s.graph).constant(n.type.shape, {*k}, n.type.dtype).id;
+        s.graph.mutable_node(values[i]).loc = rec.loc;
       }
     }
   }

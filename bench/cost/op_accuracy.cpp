@@ -17,7 +17,8 @@
 // attrs: `fidelity=LoFi|HiFi2|HiFi3|HiFi4` for any op (default HiFi4); for conv2d and the pools
 // `kernel=KHxKW` and optional `stride=SHxSW`, `padding=PHxPW` (each side); for conv2d
 // `out_channels=N`, optional `groups=G`, `weights=DTYPE` (the weight and bias dtype, default
-// the row's dtype) and `bias=0` (ttnn's benchmarks pass a bias: the default); for avg_pool2d
+// the row's dtype), `bias=0` (ttnn's benchmarks pass a bias: the default) and `act_reuse=1`
+// (the run enabled ttnn's activation reuse, conv_gather.h); for avg_pool2d
 // `count_include_pad=0` (padding counted by default, as the pool benchmark runs them); for any
 // op `out=DTYPE` (the result's dtype, default the row's dtype).
 //
@@ -225,6 +226,7 @@ void read_windowed(const bench::MeasuredCsv& csv, Row& r, const std::vector<int6
   FlatImage flat{n, h, w};
   Value x = b.input("x", Shape{1, 1, n * h * w, c}, dtype);
   DType weights = dtype;
+  bool reuse = false;
   Value y;
   try {
     if (r.kind_of_op == OpKind::Conv2d) {
@@ -232,6 +234,10 @@ void read_windowed(const bench::MeasuredCsv& csv, Row& r, const std::vector<int6
       int64_t groups = a.positive("groups", 1);
       weights = a.dtype("weights", dtype);
       bool bias = a.take("bias").value_or("1") != "0";
+      std::string reuse_text = a.take("act_reuse").value_or("0");
+      if (reuse_text != "0" && reuse_text != "1")
+        throw csv.bad("attrs", "expected act_reuse=0 or 1");
+      reuse = reuse_text == "1";
       if (c % groups || out_channels % groups)
         throw csv.bad("attrs", "groups must divide the input and output channels");
       Value wt = b.weight("w", Shape{out_channels, c / groups, kernel[0], kernel[1]}, dtype);
@@ -253,6 +259,8 @@ void read_windowed(const bench::MeasuredCsv& csv, Row& r, const std::vector<int6
   }
   const Node& op = g.node(y.id);
   r.attrs = op.attrs;
+  // ttnn's activation reuse: a conv2d option of the measured run, read by the cost model.
+  if (reuse) r.attrs.set("act_reuse", int64_t{1});
   const Device& d = *r.descriptor;
   for (NodeId operand : op.operands) {
     TensorType t = g.node(operand).type;

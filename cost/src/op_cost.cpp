@@ -87,6 +87,17 @@ int64_t largest_divisor_at_most(int64_t n, int64_t cap) {
   return 1;
 }
 
+// A gathered conv's inner block as ttnn's height-sharded conv takes it: one kernel row of
+// padded channels, or the whole window with activation reuse; 0 when not a gathered conv or the
+// row does not divide K.
+int64_t gather_block_w(const MatmulConfig& m, int64_t kt) {
+  if (!m.conv_gather || m.mcast != MatmulMcast::In1Col1D) return 0;
+  const ConvGather& g = *m.conv_gather;
+  int64_t row = std::max<int64_t>(g.kernel_w * g.channels / 32, 1);
+  if (g.reuse) return kt;
+  return kt % row ? 0 : row;
+}
+
 // The smallest rectangle of `grid` holding `cores` cores (the fewest spare cores, then the
 // squarest): 12 cores of an 8x8 grid are 3x4, 13 are 2x7 with one idle.
 CoreGrid bounding_grid(int64_t cores, const CoreGrid& grid) {
@@ -263,6 +274,11 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
           nt = std::max<int64_t>(ceil_div(m.n, 32), 1);
   int64_t gr = std::max<uint32_t>(m.grid.rows, 1), gc = std::max<uint32_t>(m.grid.cols, 1);
   const bool one_d = m.mcast != MatmulMcast::Block2D;
+  // ttnn's height-sharded conv: gathered activation blocks tilized into the result's format.
+  const bool gather = m.conv_gather && m.mcast == MatmulMcast::In1Col1D;
+  MatmulConfig tilized = m;
+  if (gather) tilized.in0_tile_bytes = m.out_tile_bytes;
+  const MatmulConfig& unpacked = tilized;
   MatmulBlocking b;
   b.per_core_m = ceil_div(mt, gr);
   b.per_core_n = ceil_div(nt, gc);
@@ -313,7 +329,7 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
       if (b.out_block_h % h) continue;
       for (int64_t w = 1; w <= b.out_block_w && h * w <= dst; ++w) {
         if (b.out_block_w % w) continue;
-        double bytes = matmul_unpack_bytes_per_product(m, h, w);
+        double bytes = matmul_unpack_bytes_per_product(unpacked, h, w);
         if (best_bytes == 0 || bytes < best_bytes - 1e-9) {
           best_bytes = bytes;
           b.out_subblock_h = h;
@@ -326,10 +342,19 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
   auto cb_bytes = [&](int64_t ibw) {
     return matmul_cb_bytes(m, b.out_block_h, b.out_block_w, ibw);
   };
+  // With activation reuse the readers' buffers hold one output row of pixels and the tilized
+  // activation block is held whole, once, beside the weight block and the output block.
+  auto gather_cb_bytes = [&](int64_t ibw) {
+    if (!m.conv_gather || !m.conv_gather->reuse) return cb_bytes(ibw);
+    return b.out_block_h * ibw * m.out_tile_bytes + 2 * ibw * b.out_block_w * m.in1_tile_bytes +
+           b.out_block_h * b.out_block_w * m.out_tile_bytes;
+  };
   if (!m.blocking) {
     b.in0_block_w = 1;
     if (m.in0_block_w > 0) {
       b.in0_block_w = std::min(m.in0_block_w, kt);
+    } else if (int64_t row = gather_block_w(m, kt); row > 0 && gather_cb_bytes(row) <= usable) {
+      b.in0_block_w = row;
     } else {
       for (int64_t ibw = largest_divisor_at_most(kt, 8); ibw >= 1; --ibw) {
         if (kt % ibw == 0 && cb_bytes(ibw) <= usable) {
@@ -348,7 +373,7 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
   const int64_t block_tiles = b.per_core_m * b.per_core_n;
   double tiles = static_cast<double>(block_tiles * kt);
   double unpack_bytes_per_tile =
-      matmul_unpack_bytes_per_product(m, b.out_subblock_h, b.out_subblock_w);
+      matmul_unpack_bytes_per_product(unpacked, b.out_subblock_h, b.out_subblock_w);
   double unpack_per_tile = unpack_bytes_per_tile / d.unpack_bytes_per_cycle;
   // The products with the unpacker's time partly hidden behind the FPU's (or the other way).
   double products =
@@ -363,6 +388,18 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
                            static_cast<double>(m.out_tile_bytes) *
                            (1.0 / d.pack_bytes_per_cycle + 1.0 / d.unpack_bytes_per_cycle);
   double compute_us = d.cycles_to_us(products + epilogue + spill);
+  // A conv's activation gather, tilize and weight fetch before each inner block's products,
+  // not overlapped with them (ttnn's default: no double buffering).
+  ConvGatherTime gathered;
+  if (gather) {
+    gathered = conv_gather_time(d, *m.conv_gather,
+                                {.act_block_h_tiles = b.out_block_h,
+                                 .block_w_tiles = b.in0_block_w,
+                                 .weight_block_w_tiles = b.out_block_w,
+                                 .weight_tile_bytes = m.in1_tile_bytes,
+                                 .fp32_accumulate = m.fp32_accumulate});
+    compute_us += static_cast<double>(blocks) * gathered.us;
+  }
   // Streaming re-reads in0 once per block column and in1 once per block row.
   double dram_bytes = matmul_dram_bytes(m);
   if (out_blocks > 1) {
@@ -430,6 +467,9 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
   if (m.epilogue_cycles_per_tile > 0)
     detail += fmt::format(", epilogue {:.0f} cycles per output tile", m.epilogue_cycles_per_tile);
   if (spill > 0) detail += fmt::format(", {:.0f} cycles reloading partial sums", spill);
+  if (gather)
+    detail += fmt::format(", before each of {} inner blocks {:.2f} us: {}", blocks, gathered.us,
+                          gathered.detail);
   if (out_blocks > 1)
     detail += fmt::format(", streamed in {} output blocks of {}x{} tiles (in0 read {}x, in1 {}x)",
                           out_blocks, b.out_block_h, b.out_block_w, blocks_n, blocks_m);
@@ -439,8 +479,10 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
                           blocks, fetch_us);
   if (tail_us > 0)
     detail += fmt::format(", then {:.2f} us writing the last output block to DRAM", tail_us);
-  OpEstimate e =
-      finish(compute_us, dram_us, noc_us, 0, detail, m.in0_sharded || m.out_sharded, d.launch_us);
+  // A matmul's launch also fills its multicast pipeline (the first blocks' fetch); a gathered
+  // conv pays its first block's fetch in the compute above, and keeps a kernel's fixed time.
+  OpEstimate e = finish(compute_us, dram_us, noc_us, 0, detail, m.in0_sharded || m.out_sharded,
+                        gather ? stream_launch_us(d) : d.launch_us);
   // A 1-D multicast's line of cores is laid out on the grid: the smallest rectangle holding it.
   e.grid = one_d ? bounding_grid(rows_used * cols_used,
                                  CoreGrid{static_cast<uint32_t>(gr), static_cast<uint32_t>(gc)})
@@ -449,7 +491,7 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
   e.blocking = b;
   e.matmul = m;
   e.circular_buffers = 3;
-  e.l1_bytes_per_core = cb_bytes(b.in0_block_w);
+  e.l1_bytes_per_core = gather_cb_bytes(b.in0_block_w);
   return e;
 }
 
@@ -943,6 +985,15 @@ OpEstimate CostModel::op_impl(OpKind kind, const Attrs& attrs, std::span<const T
     auto in_tiles = tiles_2d(inputs[0].type.shape);
     m.in0_unfold = static_cast<double>(ceil_div(m.m, int64_t{32}) * ceil_div(m.k, int64_t{32})) /
                    static_cast<double>(std::max<int64_t>(in_tiles[0] * in_tiles[1], 1));
+    // On the height-sharded path each core gathers and tilizes its activation blocks first.
+    std::vector<int64_t> dilation = attrs.get_or<std::vector<int64_t>>("dilation", {1, 1});
+    m.conv_gather = ConvGather{.kernel_h = w[2],
+                               .kernel_w = w[3],
+                               .channels = ceil_div(w[1] * groups, align) * align,
+                               .element_bytes = inputs[0].type.dtype == DType::F32 ? 4 : 2,
+                               .dilated_w = dilation.size() == 2 && dilation[1] > 1,
+                               .reuse = attrs.get_or<int64_t>("act_reuse", 0) != 0,
+                               .out_dtype = output.type.dtype};
     // The bias add and the activation run on each output tile, as a linear's.
     m.epilogue_cycles_per_tile = epilogue_cycles(attrs, inputs.size() > 2);
     fix(m);

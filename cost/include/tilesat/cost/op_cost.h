@@ -13,6 +13,7 @@
 //   fmt::print("{} us ({})\n", e.us, e.cost.detail);
 #pragma once
 
+#include "tilesat/cost/conv_gather.h"
 #include "tilesat/cost/device.h"
 #include "tilesat/cost/placement.h"
 #include "tilesat/cost/plan.h"
@@ -65,6 +66,11 @@ struct MatmulConfig {
   /// unfolded blocks in L1 from the input read once, so the input's DRAM reads are the
   /// unfolded matrix's bytes divided by this; 1 for a matmul.
   double in0_unfold = 1;
+  /// A conv2d: on the 1-D path that multicasts in1 (ttnn's height-sharded conv) each core
+  /// gathers and tilizes its activation block, into the result's data format, and fetches the
+  /// weight block before the products of every inner block, which is one kernel row
+  /// (conv_gather.h).
+  std::optional<ConvGather> conv_gather;
   /// A blocking chosen elsewhere (Z3, matmul_z3.h) to estimate as it is, on `grid`; unset:
   /// the model picks the blocking itself.
   std::optional<MatmulBlocking> blocking;

@@ -1,0 +1,78 @@
+// conv_gather: what a height-sharded conv2d does on each core before the tile products of an
+// inner block, as ttnn's sharded conv runs it.
+//
+// ttnn keeps a conv's input as row-major sticks (one output pixel's channels) in each core's L1
+// shard. Before the products of an inner block, a reader gathers the activation block: for
+// every output pixel of the core's block, one local NoC read per kernel row of `kernel_w`
+// adjacent sticks (one per stick when the width is dilated); the compute kernel then tilizes
+// the block (into the result's data format) and the weight reader fetches the inner block's
+// weights from DRAM and multicasts them to every core. Without double buffering (ttnn's
+// default) none of this overlaps the products. A height-sharded conv's inner block is one kernel
+// row (`kernel_w` x padded channels), so the gather is paid once per kernel row; with ttnn's
+// activation reuse the block is the whole window, each pixel reads one new kernel row, and the
+// two readers' rows are tilized as they arrive.
+//
+// The rates are ttnn's own empirical fits, which it uses to choose between one activation
+// reader and two (tenstorrent/tt-metal ttnn/cpp/ttnn/operations/conv/conv2d/
+// conv2d_op_program_factory_common.cpp: get_local_l1_noc_transfer_rate,
+// get_all_dram_noc_transfer_rate, get_mcast_many_l1_linked_noc_transfer_rate,
+// get_tilize_cycles_per_tile, is_split_reader_viable); the choice is the same here: two readers
+// when that makes the phase shorter.
+//
+//   ConvGather g{.kernel_h = 3, .kernel_w = 3, .channels = 32};
+//   ConvGatherTime t = conv_gather_time(device, g, {.act_block_h_tiles = 8, .block_w_tiles = 3,
+//                                                  .weight_block_w_tiles = 16,
+//                                                  .weight_tile_bytes = 1088});
+//   // t.us: the time before the block's products; t.detail names the parts.
+#pragma once
+
+#include "tilesat/cost/device.h"
+#include "tilesat/graph/dtype.h"
+
+#include <cstdint>
+#include <string>
+
+namespace tilesat::cost {
+
+/// A conv2d's window as its activation gather sees it.
+struct ConvGather {
+  int64_t kernel_h = 1, kernel_w = 1;
+  /// Input channels after ttnn's padding (to 32 for a tiled input, 8 for row-major sticks).
+  int64_t channels = 32;
+  /// Bytes of one channel of a stick: 2 (ttnn's halo gives bf16 sticks), 4 for f32.
+  int64_t element_bytes = 2;
+  /// A dilated width: the sticks of a kernel row are not adjacent and are read one by one.
+  bool dilated_w = false;
+  /// ttnn's activation reuse: the inner block is the whole window and each output pixel reads
+  /// one new kernel row (the others are the previous pixel row's).
+  bool reuse = false;
+  /// The result's data format, which the activation block is tilized into.
+  DType out_dtype = DType::BF16;
+};
+
+/// One inner block of a core's work.
+struct ConvGatherBlock {
+  int64_t act_block_h_tiles = 1; // output pixels / 32 on the core
+  int64_t block_w_tiles = 1;     // the inner block's tiles of K
+  int64_t weight_block_w_tiles = 1;
+  int64_t weight_tile_bytes = 2048;
+  bool fp32_accumulate = false;
+};
+
+struct ConvGatherTime {
+  double us = 0;         // before the block's products start
+  double read_us = 0;    // gathering the activation block (one reader)
+  double tilize_us = 0;  // tilizing it
+  double weights_us = 0; // the weight block's DRAM read and multicast
+  bool split_reader = false;
+  std::string detail;
+};
+
+/// The kernel rows an inner block of `g` gathers per output pixel: one, or `kernel_h` when the
+/// block is the whole window without reuse.
+int64_t conv_gather_rows_per_pixel(const ConvGather& g, int64_t block_w_tiles);
+
+/// The time each core spends on one inner block before its products.
+ConvGatherTime conv_gather_time(const Device& d, const ConvGather& g, const ConvGatherBlock& b);
+
+} // namespace tilesat::cost

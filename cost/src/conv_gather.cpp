@@ -1,0 +1,109 @@
+// conv_gather.cpp: a height-sharded conv2d's activation gather, tilize and weight fetch per
+// inner block, at ttnn's own fitted rates.
+#include "tilesat/cost/conv_gather.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+namespace tilesat::cost {
+namespace {
+
+// A transfer rate that grows linearly with the transfer's size from `min_gb_s` at 16 bytes (the
+// L1 alignment) to `peak_gb_s` at `peak_bytes`, then stays. ttnn's fits, per architecture
+// (conv2d_op_program_factory_common.cpp).
+struct RateFit {
+  double peak_bytes, min_gb_s, peak_gb_s;
+  double gb_s(double bytes) const {
+    constexpr double kMinBytes = 16;
+    double b = std::clamp(bytes, kMinBytes, peak_bytes);
+    return min_gb_s + (peak_gb_s - min_gb_s) * (b - kMinBytes) / (peak_bytes - kMinBytes);
+  }
+  double us(double total_bytes, double transfer_bytes) const {
+    return total_bytes / (gb_s(transfer_bytes) * 1e3);
+  }
+};
+
+struct ArchRates {
+  RateFit local_l1, dram, mcast;
+  // Tilize cycles per tile from bf16 sticks into {f32, bf16, bfp8_b}, without and with f32
+  // accumulation in DST; and from f32 sticks.
+  double tilize_bf16[3][2], tilize_f32[3][2];
+};
+
+// Wormhole B0 and Blackhole as ttnn measured them. Other architectures (Grayskull) are assumed
+// to move and tilize as Wormhole does.
+constexpr ArchRates kWormhole{{1024, 0.868, 27.84},
+                              {2048, 0.436, 28.411},
+                              {65536, 0.318, 25.345},
+                              {{92, 117}, {61, 68}, {40, 43}},
+                              {{107, 128}, {74, 74}, {74, 70}}};
+constexpr ArchRates kBlackhole{{4096, 1.124, 80.48},
+                               {2048, 0.671, 80.885},
+                               {65536, 0.182, 57.677},
+                               {{105, 128}, {72, 72}, {60, 60}},
+                               {{132, 132}, {132, 80}, {132, 77}}};
+
+const ArchRates& rates(const Device& d) {
+  return d.arch == "blackhole" ? kBlackhole : kWormhole;
+}
+
+size_t out_index(DType t) {
+  switch (t) {
+  case DType::BF16:
+    return 1;
+  case DType::BFP8_B:
+    return 2;
+  default:
+    return 0;
+  }
+}
+
+} // namespace
+
+int64_t conv_gather_rows_per_pixel(const ConvGather& g, int64_t block_w_tiles) {
+  if (g.reuse) return 1;
+  // A block of K wider than one kernel row holds several rows of the window.
+  int64_t row_tiles = std::max<int64_t>(g.kernel_w * g.channels / 32, 1);
+  return std::clamp<int64_t>(block_w_tiles / row_tiles, 1, g.kernel_h);
+}
+
+ConvGatherTime conv_gather_time(const Device& d, const ConvGather& g, const ConvGatherBlock& b) {
+  const ArchRates& r = rates(d);
+  ConvGatherTime t;
+  // The activation block: every output pixel's kernel rows, one read per row of adjacent sticks.
+  double stick = static_cast<double>(g.element_bytes * g.channels);
+  double read_bytes = g.dilated_w ? stick : stick * static_cast<double>(g.kernel_w);
+  double pixels = static_cast<double>(b.act_block_h_tiles * 32);
+  double act_bytes = pixels * static_cast<double>(conv_gather_rows_per_pixel(g, b.block_w_tiles)) *
+                     stick * static_cast<double>(g.kernel_w);
+  t.read_us = r.local_l1.us(act_bytes, read_bytes);
+  const auto& tilize = g.element_bytes == 4 ? r.tilize_f32 : r.tilize_bf16;
+  double per_tile = tilize[out_index(g.out_dtype)][b.fp32_accumulate ? 1 : 0];
+  t.tilize_us =
+      d.cycles_to_us(per_tile * static_cast<double>(b.act_block_h_tiles * b.block_w_tiles));
+  double weight_bytes =
+      static_cast<double>(b.block_w_tiles * b.weight_block_w_tiles * b.weight_tile_bytes);
+  t.weights_us = r.dram.us(weight_bytes, static_cast<double>(b.weight_tile_bytes)) +
+                 r.mcast.us(weight_bytes, weight_bytes);
+  if (g.reuse) {
+    // Two readers, each half the pixels; the compute tilizes each pixel row as it arrives, and
+    // the second reader fetches the weights after its rows.
+    t.split_reader = true;
+    t.us = std::max(t.read_us / 2, t.tilize_us) + t.weights_us;
+  } else {
+    // One reader: the compute tilizes after the whole block is read, the weights arrive beside
+    // it. Two (a block of more than one tile row): each reads half, the weight reader fetches
+    // the weights after its half.
+    double one = std::max(t.read_us + t.tilize_us, t.weights_us);
+    double two = t.read_us / 2 + std::max(t.weights_us, t.tilize_us);
+    t.split_reader = b.act_block_h_tiles > 1 && two < one;
+    t.us = t.split_reader ? two : one;
+  }
+  t.detail = fmt::format("gather {:.2f} us ({} reader{}, {:.0f}-byte reads), tilize {:.2f} us, "
+                         "weights {:.2f} us",
+                         t.read_us, t.split_reader ? 2 : 1, t.split_reader ? "s" : "", read_bytes,
+                         t.tilize_us, t.weights_us);
+  return t;
+}
+
+} // namespace tilesat::cost

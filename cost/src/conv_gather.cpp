@@ -73,7 +73,7 @@ ConvGatherTime conv_gather_time(const Device& d, const ConvGather& g, const Conv
   // The activation block: every output pixel's kernel rows, one read per row of adjacent sticks.
   double stick = static_cast<double>(g.element_bytes * g.channels);
   double read_bytes = g.dilated_w ? stick : stick * static_cast<double>(g.kernel_w);
-  double pixels = static_cast<double>(b.act_block_h_tiles * 32);
+  double pixels = static_cast<double>(b.pixels > 0 ? b.pixels : b.act_block_h_tiles * 32);
   double act_bytes = pixels * static_cast<double>(conv_gather_rows_per_pixel(g, b.block_w_tiles)) *
                      stick * static_cast<double>(g.kernel_w);
   t.read_us = r.local_l1.us(act_bytes, read_bytes);
@@ -103,6 +103,31 @@ ConvGatherTime conv_gather_time(const Device& d, const ConvGather& g, const Conv
                          "weights {:.2f} us",
                          t.read_us, t.split_reader ? 2 : 1, t.split_reader ? "s" : "", read_bytes,
                          t.tilize_us, t.weights_us);
+  return t;
+}
+
+ConvRounds conv_width_sharded_time(const Device& d, const ConvGather& g, const ConvGatherBlock& b,
+                                   int64_t rounds) {
+  const ArchRates& r = rates(d);
+  ConvRounds t;
+  double stick = static_cast<double>(g.element_bytes * g.channels);
+  double pixels = static_cast<double>(b.pixels > 0 ? b.pixels : b.act_block_h_tiles * 32);
+  double read_us =
+      r.local_l1.us(pixels * static_cast<double>(g.kernel_h * g.kernel_w) * stick, stick);
+  const auto& tilize = g.element_bytes == 4 ? r.tilize_f32 : r.tilize_bf16;
+  double tilize_us = d.cycles_to_us(tilize[out_index(g.out_dtype)][b.fp32_accumulate ? 1 : 0] *
+                                    static_cast<double>(b.act_block_h_tiles * b.block_w_tiles));
+  t.once_us = read_us + tilize_us;
+  double block_bytes = static_cast<double>(b.act_block_h_tiles * b.block_w_tiles) *
+                       static_cast<double>(tile_bytes(g.out_dtype));
+  double mcast_us = r.mcast.us(block_bytes, block_bytes);
+  double weight_bytes =
+      static_cast<double>(b.block_w_tiles * b.weight_block_w_tiles * b.weight_tile_bytes);
+  double weights_us = r.dram.us(weight_bytes, static_cast<double>(b.weight_tile_bytes));
+  t.round_us = std::max(mcast_us, weights_us);
+  t.detail = fmt::format("gather {:.2f} us ({:.0f}-byte reads) and tilize {:.2f} us once, then {} "
+                         "rounds of {:.2f} us (activation multicast {:.2f} us, weights {:.2f} us)",
+                         read_us, stick, tilize_us, rounds, t.round_us, mcast_us, weights_us);
   return t;
 }
 

@@ -87,12 +87,14 @@ int64_t largest_divisor_at_most(int64_t n, int64_t cap) {
   return 1;
 }
 
-// A gathered conv's inner block as ttnn's height-sharded conv takes it: one kernel row of
-// padded channels, or the whole window with activation reuse; 0 when not a gathered conv or the
-// row does not divide K.
-int64_t gather_block_w(const MatmulConfig& m, int64_t kt) {
-  if (!m.conv_gather || m.mcast != MatmulMcast::In1Col1D) return 0;
+// A gathered conv's inner block as ttnn's sharded convs take it: on the height-sharded path one
+// kernel row of padded channels, or the whole window with activation reuse; on the
+// width-sharded path one core's slice of the channels (`slices` cores) over the whole window.
+// 0 when not a gathered conv or the block does not divide K.
+int64_t gather_block_w(const MatmulConfig& m, int64_t kt, int64_t slices) {
+  if (!m.conv_gather || m.mcast == MatmulMcast::Block2D) return 0;
   const ConvGather& g = *m.conv_gather;
+  if (m.mcast == MatmulMcast::In0Row1D) return kt % slices ? 0 : kt / slices;
   int64_t row = std::max<int64_t>(g.kernel_w * g.channels / 32, 1);
   if (g.reuse) return kt;
   return kt % row ? 0 : row;
@@ -274,8 +276,11 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
           nt = std::max<int64_t>(ceil_div(m.n, 32), 1);
   int64_t gr = std::max<uint32_t>(m.grid.rows, 1), gc = std::max<uint32_t>(m.grid.cols, 1);
   const bool one_d = m.mcast != MatmulMcast::Block2D;
-  // ttnn's height-sharded conv: gathered activation blocks tilized into the result's format.
-  const bool gather = m.conv_gather && m.mcast == MatmulMcast::In1Col1D;
+  // ttnn's height- and width-sharded convs: gathered activation blocks tilized into the result's
+  // format.
+  const bool gather_hs = m.conv_gather && m.mcast == MatmulMcast::In1Col1D;
+  const bool gather_ws = m.conv_gather && m.mcast == MatmulMcast::In0Row1D;
+  const bool gather = gather_hs || gather_ws;
   MatmulConfig tilized = m;
   if (gather) tilized.in0_tile_bytes = m.out_tile_bytes;
   const MatmulConfig& unpacked = tilized;
@@ -353,7 +358,8 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
     b.in0_block_w = 1;
     if (m.in0_block_w > 0) {
       b.in0_block_w = std::min(m.in0_block_w, kt);
-    } else if (int64_t row = gather_block_w(m, kt); row > 0 && gather_cb_bytes(row) <= usable) {
+    } else if (int64_t row = gather_block_w(m, kt, rows_used * cols_used);
+               row > 0 && gather_cb_bytes(row) <= usable) {
       b.in0_block_w = row;
     } else {
       for (int64_t ibw = largest_divisor_at_most(kt, 8); ibw >= 1; --ibw) {
@@ -391,7 +397,23 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
   // A conv's activation gather, tilize and weight fetch before each inner block's products,
   // not overlapped with them (ttnn's default: no double buffering).
   ConvGatherTime gathered;
-  if (gather) {
+  ConvRounds rounds;
+  const int64_t slices = rows_used * cols_used;
+  if (gather_ws && kt % slices == 0 && b.in0_block_w == kt / slices) {
+    // Each core's channel slice gathered and tilized once, then one round per slice.
+    ConvGather g = *m.conv_gather;
+    g.channels = std::max<int64_t>(g.channels / slices, 1);
+    rounds = conv_width_sharded_time(d, g,
+                                     {.act_block_h_tiles = b.out_block_h,
+                                      .pixels = std::min(m.m, b.out_block_h * 32),
+                                      .block_w_tiles = b.in0_block_w,
+                                      .weight_block_w_tiles = b.out_block_w,
+                                      .weight_tile_bytes = m.in1_tile_bytes,
+                                      .fp32_accumulate = m.fp32_accumulate},
+                                     blocks);
+    compute_us += rounds.once_us + static_cast<double>(blocks) * rounds.round_us;
+  }
+  if (gather_hs) {
     gathered = conv_gather_time(d, *m.conv_gather,
                                 {.act_block_h_tiles = b.out_block_h,
                                  .block_w_tiles = b.in0_block_w,
@@ -423,7 +445,8 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
             ? static_cast<double>(b.out_block_h * b.in0_block_w * m.in0_tile_bytes)
             : static_cast<double>(b.in0_block_w * b.out_block_w * m.in1_tile_bytes);
     double sender_us = static_cast<double>(blocks) * matmul_block_fetch_us(d, block_bytes);
-    noc_us = std::max(noc_us, sender_us);
+    // A width-sharded conv's cores multicast their own blocks in turn (priced above).
+    if (rounds.round_us == 0) noc_us = std::max(noc_us, sender_us);
   } else if (!m.in0_l1) {
     // in0 comes from DRAM: before each inner block, a sender in every row reads its in0 block
     // (and one in every column its in1 block) and multicasts it. Double buffering overlaps the
@@ -467,9 +490,10 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
   if (m.epilogue_cycles_per_tile > 0)
     detail += fmt::format(", epilogue {:.0f} cycles per output tile", m.epilogue_cycles_per_tile);
   if (spill > 0) detail += fmt::format(", {:.0f} cycles reloading partial sums", spill);
-  if (gather)
+  if (gather_hs)
     detail += fmt::format(", before each of {} inner blocks {:.2f} us: {}", blocks, gathered.us,
                           gathered.detail);
+  if (rounds.round_us > 0) detail += fmt::format(", {}", rounds.detail);
   if (out_blocks > 1)
     detail += fmt::format(", streamed in {} output blocks of {}x{} tiles (in0 read {}x, in1 {}x)",
                           out_blocks, b.out_block_h, b.out_block_w, blocks_n, blocks_m);
@@ -482,7 +506,7 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
   // A matmul's launch also fills its multicast pipeline (the first blocks' fetch); a gathered
   // conv pays its first block's fetch in the compute above, and keeps a kernel's fixed time.
   OpEstimate e = finish(compute_us, dram_us, noc_us, 0, detail, m.in0_sharded || m.out_sharded,
-                        gather ? stream_launch_us(d) : d.launch_us);
+                        gather_hs || rounds.round_us > 0 ? stream_launch_us(d) : d.launch_us);
   // A 1-D multicast's line of cores is laid out on the grid: the smallest rectangle holding it.
   e.grid = one_d ? bounding_grid(rows_used * cols_used,
                                  CoreGrid{static_cast<uint32_t>(gr), static_cast<uint32_t>(gc)})

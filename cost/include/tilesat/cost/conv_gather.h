@@ -1,5 +1,6 @@
-// conv_gather: what a height-sharded conv2d does on each core before the tile products of an
-// inner block, as ttnn's sharded conv runs it.
+// conv_gather: what a sharded conv2d does on each core before the tile products of an inner
+// block, as ttnn's sharded convs run it (height sharded below; width sharded at
+// conv_width_sharded_time).
 //
 // ttnn keeps a conv's input as row-major sticks (one output pixel's channels) in each core's L1
 // shard. Before the products of an inner block, a reader gathers the activation block: for
@@ -53,6 +54,7 @@ struct ConvGather {
 /// One inner block of a core's work.
 struct ConvGatherBlock {
   int64_t act_block_h_tiles = 1; // output pixels / 32 on the core
+  int64_t pixels = 0;            // the core's output pixels; 0: act_block_h_tiles x 32
   int64_t block_w_tiles = 1;     // the inner block's tiles of K
   int64_t weight_block_w_tiles = 1;
   int64_t weight_tile_bytes = 2048;
@@ -74,5 +76,21 @@ int64_t conv_gather_rows_per_pixel(const ConvGather& g, int64_t block_w_tiles);
 
 /// The time each core spends on one inner block before its products.
 ConvGatherTime conv_gather_time(const Device& d, const ConvGather& g, const ConvGatherBlock& b);
+
+/// A width-sharded conv (ttnn's 1-D multicast of the activation; `channels` are one core's
+/// slice): each core gathers its slice of every output pixel once, one read per stick (a
+/// slice's sticks are not adjacent), and tilizes it; then in `rounds` turns, one per core, a
+/// core multicasts its tilized block to all while every core reads the block's weights for its
+/// output channels from DRAM, and the products wait for both (no double buffering).
+///
+///   ConvRounds r = conv_width_sharded_time(device, g, block, 18);
+///   // r.once_us + 18 * r.round_us before (and between) the products
+struct ConvRounds {
+  double once_us = 0;  // gather and tilize
+  double round_us = 0; // the slower of one block's multicast and its weight read
+  std::string detail;
+};
+ConvRounds conv_width_sharded_time(const Device& d, const ConvGather& g, const ConvGatherBlock& b,
+                                   int64_t rounds);
 
 } // namespace tilesat::cost

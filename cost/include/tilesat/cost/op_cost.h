@@ -68,8 +68,9 @@ struct MatmulConfig {
   double in0_unfold = 1;
   /// A conv2d: on the 1-D path that multicasts in1 (ttnn's height-sharded conv) each core
   /// gathers and tilizes its activation block, into the result's data format, and fetches the
-  /// weight block before the products of every inner block, which is one kernel row
-  /// (conv_gather.h).
+  /// weight block before the products of every inner block, which is one kernel row; on the
+  /// path that multicasts in0 (width sharded) each core gathers and tilizes its channel slice
+  /// once and the cores multicast their slices in turn (conv_gather.h).
   std::optional<ConvGather> conv_gather;
   /// A blocking chosen elsewhere (Z3, matmul_z3.h) to estimate as it is, on `grid`; unset:
   /// the model picks the blocking itself.

@@ -281,9 +281,8 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
   const bool gather_hs = m.conv_gather && m.mcast == MatmulMcast::In1Col1D;
   const bool gather_ws = m.conv_gather && m.mcast == MatmulMcast::In0Row1D;
   const bool gather = gather_hs || gather_ws;
-  MatmulConfig tilized = m;
-  if (gather) tilized.in0_tile_bytes = m.out_tile_bytes;
-  const MatmulConfig& unpacked = tilized;
+  MatmulConfig unpacked = m;
+  if (gather) unpacked.in0_tile_bytes = m.out_tile_bytes;
   MatmulBlocking b;
   b.per_core_m = ceil_div(mt, gr);
   b.per_core_n = ceil_div(nt, gc);
@@ -1009,7 +1008,8 @@ OpEstimate CostModel::op_impl(OpKind kind, const Attrs& attrs, std::span<const T
     auto in_tiles = tiles_2d(inputs[0].type.shape);
     m.in0_unfold = static_cast<double>(ceil_div(m.m, int64_t{32}) * ceil_div(m.k, int64_t{32})) /
                    static_cast<double>(std::max<int64_t>(in_tiles[0] * in_tiles[1], 1));
-    // On the height-sharded path each core gathers and tilizes its activation blocks first.
+    // On the height- and width-sharded (1-D) paths each core gathers and tilizes its
+    // activation blocks before the products (conv_gather.h).
     std::vector<int64_t> dilation = attrs.get_or<std::vector<int64_t>>("dilation", {1, 1});
     m.conv_gather = ConvGather{.kernel_h = w[2],
                                .kernel_w = w[3],

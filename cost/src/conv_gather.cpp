@@ -1,5 +1,5 @@
-// conv_gather.cpp: a height-sharded conv2d's activation gather, tilize and weight fetch per
-// inner block, at ttnn's own fitted rates.
+// conv_gather.cpp: a sharded conv2d's activation gather, tilize and weight fetch, at ttnn's own
+// fitted rates.
 #include "tilesat/cost/conv_gather.h"
 
 #include <algorithm>
@@ -58,6 +58,26 @@ size_t out_index(DType t) {
   }
 }
 
+double pixels_of(const ConvGatherBlock& b) {
+  return static_cast<double>(b.pixels > 0 ? b.pixels : b.act_block_h_tiles * 32);
+}
+
+// Tilizing the block's activation tiles into the result's format.
+double tilize_us(const Device& d, const ConvGather& g, const ConvGatherBlock& b) {
+  const ArchRates& r = rates(d);
+  const auto& table = g.element_bytes == 4 ? r.tilize_f32 : r.tilize_bf16;
+  double per_tile = table[out_index(g.out_dtype)][b.fp32_accumulate ? 1 : 0];
+  return d.cycles_to_us(per_tile * static_cast<double>(b.act_block_h_tiles * b.block_w_tiles));
+}
+
+// The block's weights, read from DRAM a tile at a time.
+double weight_bytes(const ConvGatherBlock& b) {
+  return static_cast<double>(b.block_w_tiles * b.weight_block_w_tiles * b.weight_tile_bytes);
+}
+double weight_read_us(const ArchRates& r, const ConvGatherBlock& b) {
+  return r.dram.us(weight_bytes(b), static_cast<double>(b.weight_tile_bytes));
+}
+
 } // namespace
 
 int64_t conv_gather_rows_per_pixel(const ConvGather& g, int64_t block_w_tiles) {
@@ -73,18 +93,12 @@ ConvGatherTime conv_gather_time(const Device& d, const ConvGather& g, const Conv
   // The activation block: every output pixel's kernel rows, one read per row of adjacent sticks.
   double stick = static_cast<double>(g.element_bytes * g.channels);
   double read_bytes = g.dilated_w ? stick : stick * static_cast<double>(g.kernel_w);
-  double pixels = static_cast<double>(b.pixels > 0 ? b.pixels : b.act_block_h_tiles * 32);
-  double act_bytes = pixels * static_cast<double>(conv_gather_rows_per_pixel(g, b.block_w_tiles)) *
-                     stick * static_cast<double>(g.kernel_w);
+  double act_bytes = pixels_of(b) *
+                     static_cast<double>(conv_gather_rows_per_pixel(g, b.block_w_tiles)) * stick *
+                     static_cast<double>(g.kernel_w);
   t.read_us = r.local_l1.us(act_bytes, read_bytes);
-  const auto& tilize = g.element_bytes == 4 ? r.tilize_f32 : r.tilize_bf16;
-  double per_tile = tilize[out_index(g.out_dtype)][b.fp32_accumulate ? 1 : 0];
-  t.tilize_us =
-      d.cycles_to_us(per_tile * static_cast<double>(b.act_block_h_tiles * b.block_w_tiles));
-  double weight_bytes =
-      static_cast<double>(b.block_w_tiles * b.weight_block_w_tiles * b.weight_tile_bytes);
-  t.weights_us = r.dram.us(weight_bytes, static_cast<double>(b.weight_tile_bytes)) +
-                 r.mcast.us(weight_bytes, weight_bytes);
+  t.tilize_us = tilize_us(d, g, b);
+  t.weights_us = weight_read_us(r, b) + r.mcast.us(weight_bytes(b), weight_bytes(b));
   if (g.reuse) {
     // Two readers, each half the pixels; the compute tilizes each pixel row as it arrives, and
     // the second reader fetches the weights after its rows.
@@ -111,23 +125,18 @@ ConvRounds conv_width_sharded_time(const Device& d, const ConvGather& g, const C
   const ArchRates& r = rates(d);
   ConvRounds t;
   double stick = static_cast<double>(g.element_bytes * g.channels);
-  double pixels = static_cast<double>(b.pixels > 0 ? b.pixels : b.act_block_h_tiles * 32);
   double read_us =
-      r.local_l1.us(pixels * static_cast<double>(g.kernel_h * g.kernel_w) * stick, stick);
-  const auto& tilize = g.element_bytes == 4 ? r.tilize_f32 : r.tilize_bf16;
-  double tilize_us = d.cycles_to_us(tilize[out_index(g.out_dtype)][b.fp32_accumulate ? 1 : 0] *
-                                    static_cast<double>(b.act_block_h_tiles * b.block_w_tiles));
-  t.once_us = read_us + tilize_us;
+      r.local_l1.us(pixels_of(b) * static_cast<double>(g.kernel_h * g.kernel_w) * stick, stick);
+  double tilized_us = tilize_us(d, g, b);
+  t.once_us = read_us + tilized_us;
   double block_bytes = static_cast<double>(b.act_block_h_tiles * b.block_w_tiles) *
                        static_cast<double>(tile_bytes(g.out_dtype));
   double mcast_us = r.mcast.us(block_bytes, block_bytes);
-  double weight_bytes =
-      static_cast<double>(b.block_w_tiles * b.weight_block_w_tiles * b.weight_tile_bytes);
-  double weights_us = r.dram.us(weight_bytes, static_cast<double>(b.weight_tile_bytes));
+  double weights_us = weight_read_us(r, b);
   t.round_us = std::max(mcast_us, weights_us);
   t.detail = fmt::format("gather {:.2f} us ({:.0f}-byte reads) and tilize {:.2f} us once, then {} "
                          "rounds of {:.2f} us (activation multicast {:.2f} us, weights {:.2f} us)",
-                         read_us, stick, tilize_us, rounds, t.round_us, mcast_us, weights_us);
+                         read_us, stick, tilized_us, rounds, t.round_us, mcast_us, weights_us);
   return t;
 }
 

@@ -398,7 +398,7 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
   ConvGatherTime gathered;
   ConvRounds rounds;
   const int64_t slices = rows_used * cols_used;
-  if (gather_ws && kt % slices == 0 && b.in0_block_w == kt / slices) {
+  if (gather_ws && b.in0_block_w == gather_block_w(m, kt, slices)) {
     // Each core's channel slice gathered and tilized once, then one round per slice.
     ConvGather g = *m.conv_gather;
     g.channels = std::max<int64_t>(g.channels / slices, 1);

@@ -1,5 +1,5 @@
-// op_accuracy FILE.csv: the per-op cost model (CostModel::op) against published device times
-// of ops other than matmul.
+// op_accuracy [--detail] FILE.csv: the per-op cost model (CostModel::op) against published
+// device times of ops other than matmul.
 //
 // Columns (by header name): op (an op name such as relu, add, softmax, layer_norm, conv2d,
 // max_pool2d, avg_pool2d, or copy: a tile-to-tile copy, priced as a typecast to the same dtype),
@@ -20,16 +20,21 @@
 // the row's dtype), `bias=0` (ttnn's benchmarks pass a bias: the default) and `act_reuse=1`
 // (the run enabled ttnn's activation reuse, conv_gather.h); for avg_pool2d
 // `count_include_pad=0` (padding counted by default, as the pool benchmark runs them); for any
-// op `out=DTYPE` (the result's dtype, default the row's dtype).
+// op `out=DTYPE` (the result's dtype, default the row's dtype). linear rows: shape MxKxN,
+// `weights=DTYPE`, `bias=0`, `activation=OP` (fused, as ttnn's fused_activation), and the
+// source's program config when it states one: `grid=RxC in0_block_w=W subblock=HxW
+// per_core=MxN` (ttnn's 2-D multicast, block sharded; tiles).
 //
 // Prints every row's prediction, error and bound (the largest of the model's compute, DRAM, NoC
 // and L1 times; "launch" when the launch outweighs them all), then
 //   median_ape=X p90_ape=Y kendall_tau=Z rows=N
-// per op, per device, per bound and over all rows.
-//   op_accuracy bench/cost/op_measured.csv
+// per op, per device, per bound and over all rows. With --detail, each row is followed by the
+// model's account of its estimate (the parts it added and the bound).
+//   op_accuracy [--detail] bench/cost/op_measured.csv
 #include "csv_fields.h"
 #include "measured_csv.h"
 #include "stats.h"
+#include "tilesat/cost/conv_gather.h"
 #include "tilesat/cost/device.h"
 #include "tilesat/cost/op_cost.h"
 #include "tilesat/cost/placement.h"
@@ -44,6 +49,7 @@
 #include <map>
 #include <optional>
 #include <sstream>
+#include <string_view>
 
 namespace {
 using namespace tilesat;
@@ -56,6 +62,8 @@ struct Row {
   std::vector<TensorUse> inputs;
   TensorUse output;
   MathFidelity fidelity = MathFidelity::HiFi4;
+  /// A linear row's program config (grid and blocking), when the source states it.
+  std::optional<std::pair<CoreGrid, MatmulBlocking>> program;
   int64_t cores = 0;
   double measured_us = 0;
   const Device* descriptor = nullptr;
@@ -91,6 +99,7 @@ std::optional<std::pair<OpKind, int>> row_op(const std::string& name) {
   if (!k) return std::nullopt;
   if (binary(*k)) return std::pair{*k, 2};
   if (windowed(*k)) return std::pair{*k, 1};
+  if (*k == OpKind::Linear) return std::pair{*k, 3};
   if (*k == OpKind::Softmax || *k == OpKind::LayerNorm || *k == OpKind::Typecast ||
       (sfpu_weight(*k) > 0 && *k != OpKind::Where && *k != OpKind::Full && *k != OpKind::Pow))
     return std::pair{*k, 1};
@@ -145,6 +154,14 @@ public:
     if (!x)
       throw csv_.bad("attrs", fmt::format("{}: expected a positive integer, got '{}'", key, *v));
     return *x;
+  }
+  // `key=0` or `key=1`, or `fallback`.
+  bool flag(const std::string& key, bool fallback) {
+    std::optional<std::string> v = take(key);
+    if (!v) return fallback;
+    if (*v != "0" && *v != "1")
+      throw csv_.bad("attrs", fmt::format("{}: expected 0 or 1, got '{}'", key, *v));
+    return *v == "1";
   }
   DType dtype(const std::string& key, DType fallback) {
     std::optional<std::string> v = take(key);
@@ -209,6 +226,37 @@ Placement row_placement(const bench::MeasuredCsv& csv, const std::string& memory
                                       type.shape.str(), d.name));
 }
 
+// A row's `grid=RxC`, checked against the device's usable grid.
+CoreGrid row_grid(const bench::MeasuredCsv& csv, const std::vector<int64_t>& grid,
+                  const Device& d) {
+  CoreGrid g{static_cast<uint32_t>(grid[0]), static_cast<uint32_t>(grid[1])};
+  if (g.rows > d.grid_usable.rows || g.cols > d.grid_usable.cols)
+    throw csv.bad("attrs", fmt::format("grid {}x{} is larger than {}'s {}x{}", g.rows, g.cols,
+                                       d.name, d.grid_usable.rows, d.grid_usable.cols));
+  return g;
+}
+
+// `type` (seen as 2-D) block sharded in L1 tiles over `grid`.
+Placement block_sharded_on(const TensorType& type, CoreGrid grid) {
+  int64_t rows = 1, r = type.shape.rank();
+  for (int64_t i = 0; i + 1 < r; ++i) rows *= type.shape[i];
+  int64_t cols = r >= 1 ? type.shape[r - 1] : 1;
+  return Placement{Layout::Tile,
+                   BufferType::L1,
+                   MemoryLayout::BlockSharded,
+                   grid,
+                   {(rows + grid.rows - 1) / grid.rows, (cols + grid.cols - 1) / grid.cols}};
+}
+
+// The grid ttnn gives a block-sharded conv (tenstorrent/tt-metal ttnn/cpp/ttnn/operations/conv/
+// conv2d/conv2d_utils.cpp, determine_parallel_config, row-major shards): the grid's rows split
+// the output pixels' tile rows and its columns the input channels' tiles.
+CoreGrid ttnn_conv_block_grid(int64_t out_pixels, int64_t in_channels, const Device& d) {
+  return CoreGrid{
+      static_cast<uint32_t>(conv_split_with_padding((out_pixels + 31) / 32, d.grid_usable.rows)),
+      static_cast<uint32_t>(conv_split_with_padding((in_channels + 31) / 32, d.grid_usable.cols))};
+}
+
 // conv2d and the pools: the graph module builds the op on the flattened NHWC image (its shape
 // rules decide the result), and the row's memory places the image and the result.
 void read_windowed(const bench::MeasuredCsv& csv, Row& r, const std::vector<int64_t>& nhwc,
@@ -226,7 +274,9 @@ void read_windowed(const bench::MeasuredCsv& csv, Row& r, const std::vector<int6
   FlatImage flat{n, h, w};
   Value x = b.input("x", Shape{1, 1, n * h * w, c}, dtype);
   DType weights = dtype;
-  bool reuse = false;
+  // ttnn's conv options of the measured run, read by the cost model as the node's attrs.
+  std::vector<std::pair<std::string, int64_t>> options;
+  std::vector<int64_t> grid;
   Value y;
   try {
     if (r.kind_of_op == OpKind::Conv2d) {
@@ -234,10 +284,13 @@ void read_windowed(const bench::MeasuredCsv& csv, Row& r, const std::vector<int6
       int64_t groups = a.positive("groups", 1);
       weights = a.dtype("weights", dtype);
       bool bias = a.take("bias").value_or("1") != "0";
-      std::string reuse_text = a.take("act_reuse").value_or("0");
-      if (reuse_text != "0" && reuse_text != "1")
-        throw csv.bad("attrs", "expected act_reuse=0 or 1");
-      reuse = reuse_text == "1";
+      for (const char* key :
+           {"act_reuse", "act_double_buffer", "weights_double_buffer", "fp32_accumulate"})
+        if (a.flag(key, false)) options.emplace_back(key, 1);
+      if (!a.flag("packer_l1_acc", true)) options.emplace_back("packer_l1_acc", 0);
+      if (int64_t rows = a.positive("act_block_h", 0); rows > 0)
+        options.emplace_back("act_block_h", rows);
+      grid = a.pair("grid", {});
       if (c % groups || out_channels % groups)
         throw csv.bad("attrs", "groups must divide the input and output channels");
       Value wt = b.weight("w", Shape{out_channels, c / groups, kernel[0], kernel[1]}, dtype);
@@ -259,21 +312,84 @@ void read_windowed(const bench::MeasuredCsv& csv, Row& r, const std::vector<int6
   }
   const Node& op = g.node(y.id);
   r.attrs = op.attrs;
-  // ttnn's activation reuse: a conv2d option of the measured run, read by the cost model.
-  if (reuse) r.attrs.set("act_reuse", int64_t{1});
+  for (const auto& [key, value] : options) r.attrs.set(key, value);
   const Device& d = *r.descriptor;
+  TensorType out{out_dtype, op.type.shape, {}};
+  // A block-sharded conv runs on the row's grid, else on the one ttnn picks; other memories
+  // place the image and the result as tilesat would.
+  auto place = [&](const TensorType& t) {
+    if (r.kind_of_op != OpKind::Conv2d || r.memory != "block_sharded")
+      return row_placement(csv, r.memory, r.layout, t, d);
+    CoreGrid on =
+        grid.empty() ? ttnn_conv_block_grid(op.type.shape[2], c, d) : row_grid(csv, grid, d);
+    return block_sharded_on(t, on);
+  };
+  if (!grid.empty() && (r.kind_of_op != OpKind::Conv2d || r.memory != "block_sharded"))
+    throw csv.bad("attrs", "grid=RxC is a block-sharded conv's grid: expected memory "
+                           "block_sharded");
   for (NodeId operand : op.operands) {
     TensorType t = g.node(operand).type;
     if (operand == x.id) {
-      r.inputs.push_back(TensorUse{t, row_placement(csv, r.memory, r.layout, t, d)});
+      r.inputs.push_back(TensorUse{t, place(t)});
     } else {
       // Weights and bias: prepared on the device, tiles in DRAM.
       t.dtype = weights;
       r.inputs.push_back(TensorUse{t, dram_tile_placement()});
     }
   }
-  TensorType out{out_dtype, op.type.shape, {}};
-  r.output = TensorUse{out, row_placement(csv, r.memory, r.layout, out, d)};
+  r.output = TensorUse{out, place(out)};
+}
+
+// linear: the row's shape is MxKxN. The activation (MxK, the row's dtype) and the result are
+// placed by the row's memory, on the row's grid when it names one; the weights (KxN) and the
+// bias (N) are tiles in DRAM. `grid=RxC` fixes ttnn's 2-D multicast program config, with
+// `in0_block_w=W`, `subblock=HxW` and `per_core=MxN` (tiles), as the source states them.
+void read_linear(const bench::MeasuredCsv& csv, Row& r, const std::vector<int64_t>& mkn,
+                 DType dtype, RowAttrs& a) {
+  if (mkn.size() != 3) throw csv.bad("shape", "expected a linear's MxKxN");
+  const int64_t m = mkn[0], k = mkn[1], n = mkn[2];
+  DType weights = a.dtype("weights", dtype);
+  DType out_dtype = a.dtype("out", dtype);
+  bool bias = a.take("bias").value_or("1") != "0";
+  if (std::optional<std::string> act = a.take("activation")) {
+    std::optional<OpKind> kind = op_by_name(*act);
+    if (!kind || sfpu_weight(*kind) <= 0)
+      throw csv.bad("attrs", fmt::format("activation: expected a unary op, got '{}'", *act));
+    r.attrs.set("activation", *act);
+  }
+  TensorType in{dtype, Shape{m, k}, {}}, w{weights, Shape{k, n}, {}}, b{weights, Shape{n}, {}};
+  TensorType out{out_dtype, Shape{m, n}, {}};
+  const Device& d = *r.descriptor;
+  std::vector<int64_t> grid = a.pair("grid", {});
+  Placement in_place, out_place;
+  if (grid.empty()) {
+    in_place = row_placement(csv, r.memory, r.layout, in, d);
+    out_place = row_placement(csv, r.memory, r.layout, out, d);
+  } else {
+    if (r.memory != "block_sharded")
+      throw csv.bad("attrs", "grid=RxC is a block-sharded program config: expected memory "
+                             "block_sharded");
+    CoreGrid g = row_grid(csv, grid, d);
+    MatmulBlocking blk;
+    blk.in0_block_w = a.positive("in0_block_w", std::nullopt);
+    std::vector<int64_t> sub = a.pair("subblock", {});
+    std::vector<int64_t> per = a.pair("per_core", {});
+    if (sub.empty() || per.empty())
+      throw csv.bad("attrs", "grid=RxC needs in0_block_w, subblock=HxW and per_core=MxN");
+    blk.out_subblock_h = sub[0];
+    blk.out_subblock_w = sub[1];
+    blk.per_core_m = blk.out_block_h = per[0];
+    blk.per_core_n = blk.out_block_w = per[1];
+    if (per[0] * g.rows * 32 < m || per[1] * g.cols * 32 < n)
+      throw csv.bad("attrs", "per_core x grid does not cover the result");
+    if (per[0] % sub[0] || per[1] % sub[1]) throw csv.bad("attrs", "subblock must divide per_core");
+    r.program = std::pair{g, blk};
+    in_place = block_sharded_on(in, g);
+    out_place = block_sharded_on(out, g);
+  }
+  r.inputs = {TensorUse{in, in_place}, TensorUse{w, dram_tile_placement()}};
+  if (bias) r.inputs.push_back(TensorUse{b, dram_tile_placement()});
+  r.output = TensorUse{out, out_place};
 }
 
 std::vector<Row> read_rows(const std::string& path, std::map<std::string, Device>& devices) {
@@ -286,7 +402,7 @@ std::vector<Row> read_rows(const std::string& path, std::map<std::string, Device
     std::optional<std::pair<OpKind, int>> op = row_op(r.op);
     if (!op)
       throw csv.bad("op", "expected a unary or binary eltwise op, softmax, layer_norm, typecast, "
-                          "copy, conv2d, max_pool2d or avg_pool2d");
+                          "copy, linear, conv2d, max_pool2d or avg_pool2d");
     r.kind_of_op = op->first;
     r.device = csv.get("device");
     r.descriptor = &csv.device(devices, "device");
@@ -307,6 +423,8 @@ std::vector<Row> read_rows(const std::string& path, std::map<std::string, Device
     r.fidelity = a.fidelity();
     if (windowed(r.kind_of_op)) {
       read_windowed(csv, r, *dims, *dtype, a);
+    } else if (r.kind_of_op == OpKind::Linear) {
+      read_linear(csv, r, *dims, *dtype, a);
     } else {
       TensorType type{*dtype, Shape(*dims)};
       TensorType out_type{a.dtype("out", *dtype), Shape(*dims)};
@@ -349,7 +467,7 @@ std::string bound_of(const CostBreakdown& c, double launch_us) {
   return b == c.noc_us ? "noc" : "l1";
 }
 
-int run(const std::string& path) {
+int run(const std::string& path, bool detail) {
   std::map<std::string, Device> devices;
   std::vector<Row> rows = read_rows(path, devices);
   Figures all;
@@ -361,7 +479,9 @@ int run(const std::string& path) {
   for (const Row& r : rows) {
     const Device& d = *r.descriptor;
     CostModel model(d, {.fidelity = r.fidelity});
-    OpEstimate e = model.op(r.kind_of_op, r.attrs, r.inputs, r.output);
+    OpEstimate e = r.program ? model.op_blocked(r.kind_of_op, r.attrs, r.inputs, r.output,
+                                                r.program->first, r.program->second)
+                             : model.op(r.kind_of_op, r.attrs, r.inputs, r.output);
     // DEVICE KERNEL DURATION starts when the kernels start: the gap after the previous op is
     // not in it (the kernel's own floor is).
     double compared = r.metric == "kernel" ? e.us - d.op_gap_us : e.us;
@@ -376,6 +496,7 @@ int run(const std::string& path) {
                r.cores ? fmt::format("{}", r.cores) : "?", e.cores, r.metric, e.us, compared,
                r.measured_us, 100.0 * std::abs(compared - r.measured_us) / r.measured_us, bound,
                r.kind);
+    if (detail) fmt::print("    {}\n", e.cost.detail);
   }
   for (const auto& [op, f] : by_op) fmt::print("op={} {}\n", op, f.str());
   for (const auto& [device, f] : by_device) fmt::print("device={} {}\n", device, f.str());
@@ -387,5 +508,13 @@ int run(const std::string& path) {
 } // namespace
 
 int main(int argc, char** argv) {
-  return tilesat::bench::run_on_csv(argc, argv, "op_accuracy", run);
+  // `--detail` first: each row's estimate is followed by the model's account of it.
+  bool detail = argc > 1 && std::string_view(argv[1]) == "--detail";
+  if (detail) {
+    argv[1] = argv[0];
+    ++argv;
+    --argc;
+  }
+  return tilesat::bench::run_on_csv(argc, argv, "op_accuracy",
+                                    [&](const std::string& path) { return run(path, detail); });
 }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <vector>
 
 namespace tilesat::cost {
 namespace {
@@ -80,6 +81,16 @@ double weight_read_us(const ArchRates& r, const ConvGatherBlock& b) {
 
 } // namespace
 
+int64_t conv_split_with_padding(int64_t tiles, int64_t cores) {
+  int64_t n = std::max<int64_t>(tiles, 1);
+  int64_t c = std::clamp<int64_t>(cores, 1, n);
+  for (; c > 1; --c) {
+    int64_t padded = (n + c - 1) / c * c;
+    if (padded - n < padded / c) break;
+  }
+  return c;
+}
+
 int64_t conv_gather_rows_per_pixel(const ConvGather& g, int64_t block_w_tiles) {
   if (g.reuse) return 1;
   // A block of K wider than one kernel row holds several rows of the window.
@@ -98,7 +109,8 @@ ConvGatherTime conv_gather_time(const Device& d, const ConvGather& g, const Conv
                      static_cast<double>(g.kernel_w);
   t.read_us = r.local_l1.us(act_bytes, read_bytes);
   t.tilize_us = tilize_us(d, g, b);
-  t.weights_us = weight_read_us(r, b) + r.mcast.us(weight_bytes(b), weight_bytes(b));
+  t.weights_mcast_us = r.mcast.us(weight_bytes(b), weight_bytes(b));
+  t.weights_us = weight_read_us(r, b) + t.weights_mcast_us;
   if (g.reuse) {
     // Two readers, each half the pixels; the compute tilizes each pixel row as it arrives, and
     // the second reader fetches the weights after its rows.
@@ -117,6 +129,76 @@ ConvGatherTime conv_gather_time(const Device& d, const ConvGather& g, const Conv
                          "weights {:.2f} us",
                          t.read_us, t.split_reader ? 2 : 1, t.split_reader ? "s" : "", read_bytes,
                          t.tilize_us, t.weights_us);
+  return t;
+}
+
+double conv_pipeline_us(const ConvPipeline& p) {
+  const int64_t per_output_block = p.gathers * p.blocks_per_gather;
+  const int64_t gathers = p.output_blocks * p.gathers;
+  std::vector<double> products_end(static_cast<size_t>(gathers * p.blocks_per_gather), 0.0);
+  std::vector<double> tilize_end(static_cast<size_t>(gathers), 0.0);
+  auto at = [](const std::vector<double>& v, int64_t i) {
+    return i >= 0 ? v[static_cast<size_t>(i)] : 0.0;
+  };
+  double reader = 0, weight_reader = 0, mcast = 0;
+  for (int64_t j = 0; j < gathers; ++j) {
+    const int64_t first = j * p.blocks_per_gather;
+    // The gather needs a free block of the activation buffer: tilizing an earlier gather frees
+    // one (height sharded), or the earlier blocks' products (block sharded, where the gathered
+    // rows share the buffer the multicast blocks arrive in).
+    double space = p.gather_in_act_buffer ? at(products_end, first - p.act_slots)
+                                          : at(tilize_end, j - p.act_slots);
+    double start = std::max({reader, p.split_reader ? weight_reader : 0.0, space});
+    double gathered = start + p.gather_us;
+    reader = gathered;
+    if (p.split_reader) weight_reader = gathered;
+    // The compute tilizes after the previous block's products, once the rows are in (with
+    // reuse, as they arrive).
+    double free_compute =
+        std::max(at(products_end, first - 1), p.tilize_as_read ? start : gathered);
+    double tilized = std::max(gathered, free_compute + p.tilize_us);
+    tilize_end[static_cast<size_t>(j)] = tilized;
+    for (int64_t c = 0; c < p.blocks_per_gather; ++c) {
+      const int64_t i = first + c;
+      double act_ready = tilized;
+      if (p.act_mcast_us > 0) {
+        // The slice's sender multicasts once every core of the row has room for the block.
+        mcast = std::max({tilized, at(products_end, i - p.act_slots), mcast}) + p.act_mcast_us;
+        act_ready = mcast;
+      }
+      double weights_ready = 0;
+      if (!(p.weights_resident && i >= per_output_block)) {
+        // The reader waits for its DRAM reads, not for the multicast it then starts.
+        weight_reader =
+            std::max(weight_reader, at(products_end, i - p.weight_slots)) + p.weights_read_us;
+        weights_ready = weight_reader + p.weights_mcast_us;
+      }
+      products_end[static_cast<size_t>(i)] =
+          std::max({act_ready, weights_ready, at(products_end, i - 1)}) + p.products_us;
+    }
+  }
+  return products_end.empty() ? 0.0 : products_end.back();
+}
+
+ConvBlockParts conv_block_sharded_parts(const Device& d, const ConvGather& g,
+                                        const ConvGatherBlock& b) {
+  const ArchRates& r = rates(d);
+  ConvBlockParts t;
+  double stick = static_cast<double>(g.element_bytes * g.channels);
+  double read_bytes = g.dilated_w ? stick : stick * static_cast<double>(g.kernel_w);
+  double act_bytes = pixels_of(b) * stick * static_cast<double>(g.kernel_w);
+  t.gather_us = r.local_l1.us(act_bytes, read_bytes) / 2;
+  t.tilize_us = tilize_us(d, g, b);
+  double block_bytes = static_cast<double>(b.act_block_h_tiles * b.block_w_tiles) *
+                       static_cast<double>(tile_bytes(g.out_dtype));
+  t.act_mcast_us = r.mcast.us(block_bytes, block_bytes);
+  t.weights_read_us = weight_read_us(r, b);
+  t.weights_mcast_us = r.mcast.us(weight_bytes(b), weight_bytes(b));
+  t.detail = fmt::format("per kernel row gather {:.2f} us (2 readers, {:.0f}-byte reads) and "
+                         "tilize {:.2f} us; per slice activation multicast {:.2f} us, weights "
+                         "read {:.2f} us and multicast {:.2f} us",
+                         t.gather_us, read_bytes, t.tilize_us, t.act_mcast_us, t.weights_read_us,
+                         t.weights_mcast_us);
   return t;
 }
 

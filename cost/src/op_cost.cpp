@@ -89,12 +89,15 @@ int64_t largest_divisor_at_most(int64_t n, int64_t cap) {
 
 // A gathered conv's inner block as ttnn's sharded convs take it: on the height-sharded path one
 // kernel row of padded channels, or the whole window with activation reuse; on the
-// width-sharded path one core's slice of the channels (`slices` cores) over the whole window.
+// width-sharded path one core's slice of the channels (`slices` cores) over the whole window;
+// on the block-sharded path one kernel row of a grid column's slice (`slices` columns).
 // 0 when not a gathered conv or the block does not divide K.
 int64_t gather_block_w(const MatmulConfig& m, int64_t kt, int64_t slices) {
-  if (!m.conv_gather || m.mcast == MatmulMcast::Block2D) return 0;
+  if (!m.conv_gather) return 0;
   const ConvGather& g = *m.conv_gather;
   if (m.mcast == MatmulMcast::In0Row1D) return kt % slices ? 0 : kt / slices;
+  if (m.mcast == MatmulMcast::Block2D)
+    return kt % (g.kernel_h * slices) ? 0 : kt / (g.kernel_h * slices);
   int64_t row = std::max<int64_t>(g.kernel_w * g.channels / 32, 1);
   if (g.reuse) return kt;
   return kt % row ? 0 : row;
@@ -172,11 +175,15 @@ double sfpu_weight(OpKind kind) {
   case OpKind::Rsqrt:
   case OpKind::Reciprocal:
   case OpKind::Tanh:
-  case OpKind::Gelu:
   case OpKind::Sin:
   case OpKind::Cos:
   case OpKind::Erf:
     return kTranscendentalSfpuPasses;
+  // ttnn's GELU (its default, fast_and_approximate_mode) is a six-piece lookup table: per
+  // element row a load, x * 0.5, one SFPLUTFP32, an add and a store (tenstorrent/tt-llk
+  // tt_llk_wormhole_b0/common/inc/sfpu/ckernel_sfpu_gelu.h, _calculate_gelu_).
+  case OpKind::Gelu:
+    return kLutGeluSfpuPasses;
   // ttnn's sigmoid is exp(-x) then a Newton reciprocal; silu multiplies by x after it
   // (tenstorrent/tt-metal pull request #41949 describes the stock kernel).
   case OpKind::Sigmoid:
@@ -280,7 +287,17 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
   // format.
   const bool gather_hs = m.conv_gather && m.mcast == MatmulMcast::In1Col1D;
   const bool gather_ws = m.conv_gather && m.mcast == MatmulMcast::In0Row1D;
-  const bool gather = gather_hs || gather_ws;
+  const bool gather_bs = m.conv_gather && m.mcast == MatmulMcast::Block2D;
+  const bool gather = gather_hs || gather_ws || gather_bs;
+  // A block-sharded conv splits its input channels over as many grid columns as ttnn would
+  // (all of them unless that pads too much), each a whole number of tiles.
+  int64_t channel_slices = 1;
+  if (gather_bs) {
+    const ConvGather& g = *m.conv_gather;
+    const int64_t channel_tiles = ceil_div(g.channels, int64_t{32});
+    channel_slices = conv_split_with_padding(channel_tiles, gc);
+    kt = g.kernel_h * g.kernel_w * ceil_div(channel_tiles, channel_slices) * channel_slices;
+  }
   MatmulConfig unpacked = m;
   if (gather) unpacked.in0_tile_bytes = m.out_tile_bytes;
   MatmulBlocking b;
@@ -324,6 +341,11 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
         }
       }
     }
+    // A conv computes act_block_h rows of output tiles at a time when asked to.
+    if (m.conv_gather && m.conv_gather->act_block_h_tiles > 0 &&
+        m.conv_gather->act_block_h_tiles < b.out_block_h &&
+        b.per_core_m % m.conv_gather->act_block_h_tiles == 0)
+      b.out_block_h = m.conv_gather->act_block_h_tiles;
     // DST holds dst_tiles; half of it while the packer drains the other half, half again when
     // accumulating in f32. The sub-block that makes the unpackers move the fewest bytes per
     // tile product, within the output block.
@@ -357,7 +379,8 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
     b.in0_block_w = 1;
     if (m.in0_block_w > 0) {
       b.in0_block_w = std::min(m.in0_block_w, kt);
-    } else if (int64_t row = gather_block_w(m, kt, rows_used * cols_used);
+    } else if (int64_t row =
+                   gather_block_w(m, kt, gather_bs ? channel_slices : rows_used * cols_used);
                row > 0 && gather_cb_bytes(row) <= usable) {
       b.in0_block_w = row;
     } else {
@@ -412,14 +435,51 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
                                      blocks);
     compute_us += rounds.once_us + static_cast<double>(blocks) * rounds.round_us;
   }
-  if (gather_hs) {
-    gathered = conv_gather_time(d, *m.conv_gather,
-                                {.act_block_h_tiles = b.out_block_h,
-                                 .block_w_tiles = b.in0_block_w,
-                                 .weight_block_w_tiles = b.out_block_w,
-                                 .weight_tile_bytes = m.in1_tile_bytes,
-                                 .fp32_accumulate = m.fp32_accumulate});
-    compute_us += static_cast<double>(blocks) * gathered.us;
+  // Height- and block-sharded convs: every inner block's products wait for its gathered,
+  // tilized activations and its weights; the readers run ahead as far as the buffers allow.
+  const bool gather_bs_rows = gather_bs && b.in0_block_w == gather_block_w(m, kt, channel_slices);
+  ConvBlockParts bs_parts;
+  if (gather_hs || gather_bs_rows) {
+    const ConvGather& g = *m.conv_gather;
+    ConvGatherBlock block{.act_block_h_tiles = b.out_block_h,
+                          .block_w_tiles = b.in0_block_w,
+                          .weight_block_w_tiles = b.out_block_w,
+                          .weight_tile_bytes = m.in1_tile_bytes,
+                          .fp32_accumulate = m.fp32_accumulate};
+    ConvPipeline p;
+    p.output_blocks = out_blocks;
+    p.products_us = d.cycles_to_us((products + spill) / static_cast<double>(blocks));
+    p.act_slots = g.act_double_buffer ? 2 : 1;
+    p.weight_slots = g.weights_double_buffer ? 2 : 1;
+    if (gather_hs) {
+      gathered = conv_gather_time(d, g, block);
+      p.gathers = k_blocks;
+      p.split_reader = gathered.split_reader;
+      p.gather_us = gathered.split_reader ? gathered.read_us / 2 : gathered.read_us;
+      p.tilize_us = gathered.tilize_us;
+      p.tilize_as_read = g.reuse;
+      p.weights_read_us = gathered.weights_us - gathered.weights_mcast_us;
+      p.weights_mcast_us = gathered.weights_mcast_us;
+      // Several output blocks: ttnn keeps the whole window's weights in L1 after the first.
+      if (out_blocks > 1 && !g.reuse) {
+        p.weights_resident = true;
+        p.weight_slots = static_cast<int>(k_blocks);
+      }
+    } else {
+      ConvGather slice = g;
+      slice.channels = b.in0_block_w * 32 / std::max<int64_t>(g.kernel_w, 1);
+      bs_parts = conv_block_sharded_parts(d, slice, block);
+      p.gathers = g.kernel_h;
+      p.blocks_per_gather = channel_slices;
+      p.split_reader = true;
+      p.gather_us = bs_parts.gather_us;
+      p.tilize_us = bs_parts.tilize_us;
+      p.act_mcast_us = bs_parts.act_mcast_us;
+      p.weights_read_us = bs_parts.weights_read_us;
+      p.weights_mcast_us = bs_parts.weights_mcast_us;
+      p.gather_in_act_buffer = true;
+    }
+    compute_us = d.cycles_to_us(epilogue) + conv_pipeline_us(p);
   }
   // Streaming re-reads in0 once per block column and in1 once per block row.
   double dram_bytes = matmul_dram_bytes(m);
@@ -490,8 +550,10 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
     detail += fmt::format(", epilogue {:.0f} cycles per output tile", m.epilogue_cycles_per_tile);
   if (spill > 0) detail += fmt::format(", {:.0f} cycles reloading partial sums", spill);
   if (gather_hs)
-    detail += fmt::format(", before each of {} inner blocks {:.2f} us: {}", blocks, gathered.us,
-                          gathered.detail);
+    detail += fmt::format(", {} inner blocks each waiting for its {}", blocks, gathered.detail);
+  if (gather_bs_rows)
+    detail += fmt::format(", {} inner blocks of one kernel row of a column's channels: {}", blocks,
+                          bs_parts.detail);
   if (rounds.round_us > 0) detail += fmt::format(", {}", rounds.detail);
   if (out_blocks > 1)
     detail += fmt::format(", streamed in {} output blocks of {}x{} tiles (in0 read {}x, in1 {}x)",
@@ -505,7 +567,8 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
   // A matmul's launch also fills its multicast pipeline (the first blocks' fetch); a gathered
   // conv pays its first block's fetch in the compute above, and keeps a kernel's fixed time.
   OpEstimate e = finish(compute_us, dram_us, noc_us, 0, detail, m.in0_sharded || m.out_sharded,
-                        gather_hs || rounds.round_us > 0 ? stream_launch_us(d) : d.launch_us);
+                        gather_hs || gather_bs_rows || rounds.round_us > 0 ? stream_launch_us(d)
+                                                                           : d.launch_us);
   // A 1-D multicast's line of cores is laid out on the grid: the smallest rectangle holding it.
   e.grid = one_d ? bounding_grid(rows_used * cols_used,
                                  CoreGrid{static_cast<uint32_t>(gr), static_cast<uint32_t>(gc)})
@@ -1011,15 +1074,21 @@ OpEstimate CostModel::op_impl(OpKind kind, const Attrs& attrs, std::span<const T
     // On the height- and width-sharded (1-D) paths each core gathers and tilizes its
     // activation blocks before the products (conv_gather.h).
     std::vector<int64_t> dilation = attrs.get_or<std::vector<int64_t>>("dilation", {1, 1});
-    m.conv_gather = ConvGather{.kernel_h = w[2],
-                               .kernel_w = w[3],
-                               .channels = ceil_div(w[1] * groups, align) * align,
-                               .element_bytes = inputs[0].type.dtype == DType::F32 ? 4 : 2,
-                               .dilated_w = dilation.size() == 2 && dilation[1] > 1,
-                               .reuse = attrs.get_or<int64_t>("act_reuse", 0) != 0,
-                               .out_dtype = output.type.dtype};
+    m.conv_gather =
+        ConvGather{.kernel_h = w[2],
+                   .kernel_w = w[3],
+                   .channels = ceil_div(w[1] * groups, align) * align,
+                   .element_bytes = inputs[0].type.dtype == DType::F32 ? 4 : 2,
+                   .dilated_w = dilation.size() == 2 && dilation[1] > 1,
+                   .reuse = attrs.get_or<int64_t>("act_reuse", 0) != 0,
+                   .out_dtype = output.type.dtype,
+                   .act_double_buffer = attrs.get_or<int64_t>("act_double_buffer", 0) != 0,
+                   .weights_double_buffer = attrs.get_or<int64_t>("weights_double_buffer", 0) != 0,
+                   .act_block_h_tiles = ceil_div(attrs.get_or<int64_t>("act_block_h", 0), 32)};
+    m.fp32_accumulate = m.fp32_accumulate || attrs.get_or<int64_t>("fp32_accumulate", 0) != 0;
     // The bias add and the activation run on each output tile, as a linear's.
     m.epilogue_cycles_per_tile = epilogue_cycles(attrs, inputs.size() > 2);
+    m.packer_l1_acc = attrs.get_or<int64_t>("packer_l1_acc", 1) != 0;
     fix(m);
     OpEstimate e = best_grid(m, output);
     for (const TensorUse& in : inputs)

@@ -1,9 +1,11 @@
-// A height-sharded conv2d's activation gather, tilize and weight fetch before each inner
-// block (conv_gather.h), alone and inside the conv's estimate.
+// A sharded conv2d's activation gather, tilize and weight fetch before each inner block
+// (conv_gather.h): the parts, the pipeline that overlaps them with the products, and the
+// conv's estimate on each sharded path.
 #include "tilesat/cost/conv_gather.h"
 #include "tilesat/cost/op_cost.h"
 #include "tilesat/cost/placement.h"
 
+#include <fmt/format.h>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -96,11 +98,14 @@ Placement height_sharded(const TensorType& t, const Device& d) {
   return sharded(t, d, MemoryLayout::HeightSharded);
 }
 
-// The conv's estimate pays the gather before each of its three kernel rows, serially with the
-// products, and a streaming kernel's fixed time instead of a matmul's launch: SDXL-VAE's conv
-// lands within 5% of ttnn's kernel time on both devices (bench/cost/op_measured.csv: 67 us on
-// Wormhole, 24 us on Blackhole p150).
-TEST(ConvGather, HeightShardedConvPaysItPerKernelRow) {
+// Every output pixel's kernel row is gathered, tilized and its weights fetched before the
+// block's products; the reader gathers the next row while the compute multiplies (tilizing a
+// block frees its gather space), but the single-buffered weights of the next row wait for the
+// products to release the buffer. The conv keeps a streaming kernel's fixed time instead of a
+// matmul's launch. SDXL-VAE's conv as ttnn's perf test runs it (no packer accumulation: every
+// row after the first reloads the partial sums) lands within 15% of its kernel time on both
+// devices (bench/cost/op_measured.csv: 67 us on Wormhole, 24 us on Blackhole p150).
+TEST(ConvGather, HeightShardedConvWaitsForEachKernelRow) {
   for (auto [name, measured_us] : {std::pair{"wormhole_b0", 67.0}, {"blackhole_p150", 24.0}}) {
     Device d = load_device(name);
     CostModel m(d, {.fidelity = MathFidelity::LoFi});
@@ -111,20 +116,135 @@ TEST(ConvGather, HeightShardedConvPaysItPerKernelRow) {
         {x, in_place},
         {TensorType{DType::BFP8_B, Shape{512, 4, 3, 3}}, dram_tile_placement()},
         {TensorType{DType::BFP8_B, Shape{512}}, dram_tile_placement()}};
-    OpEstimate e = m.op(OpKind::Conv2d, conv_window(128, 128), in, {out, out_place});
+    Attrs a = conv_window(128, 128);
+    a.set("packer_l1_acc", int64_t{0});
+    OpEstimate e = m.op(OpKind::Conv2d, a, in, {out, out_place});
     ASSERT_TRUE(e.blocking.has_value()) << name;
     EXPECT_EQ(e.blocking->in0_block_w, 3) << name;
-    EXPECT_THAT(e.cost.detail, ::testing::HasSubstr("before each of 3 inner blocks")) << name;
+    EXPECT_THAT(e.cost.detail, ::testing::HasSubstr("3 inner blocks each waiting")) << name;
+    EXPECT_THAT(e.cost.detail, ::testing::HasSubstr("reloading partial sums")) << name;
     EXPECT_DOUBLE_EQ(e.cost.dispatch_us, stream_launch_us(d)) << name;
-    EXPECT_NEAR(e.us - d.op_gap_us, measured_us, 0.05 * measured_us) << name;
+    EXPECT_NEAR(e.us - d.op_gap_us, measured_us, 0.15 * measured_us) << name;
+  }
+}
+
+// The pipeline by hand: gathers of 8 us, tilize 1, weights read 3 then multicast 2, products 10.
+// Block 0: gathered at 8, tilized at 9, weights in at 5: products 9-19. Block 1: the reader
+// gathers 9-17 (once block 0's tilize frees its space), the compute tilizes 19-20, the weights
+// wait for block 0's products to free their buffer (read 19-22, in at 24): products 24-34.
+// Block 2 likewise: tilized 35, weights in at 39, products 39-49.
+TEST(ConvPipeline, LaterGathersHideBehindTheProducts) {
+  ConvPipeline p{.gathers = 3,
+                 .gather_us = 8,
+                 .tilize_us = 1,
+                 .weights_read_us = 3,
+                 .weights_mcast_us = 2,
+                 .products_us = 10};
+  EXPECT_DOUBLE_EQ(conv_pipeline_us(p), 49);
+  // Double-buffered weights arrive during the products before them: block 1 starts when its
+  // tilize ends (20-30), block 2's weights (read 19-22, in at 24) beat its tilize (30-31).
+  p.weight_slots = 2;
+  EXPECT_DOUBLE_EQ(conv_pipeline_us(p), 41);
+  // Weights kept whole in L1: a second output block fetches none.
+  ConvPipeline resident = p;
+  resident.gathers = 1;
+  resident.output_blocks = 2;
+  resident.weights_resident = true;
+  resident.weights_read_us = 100;
+  // Block 0 waits for the weights (read 0-100, in at 102): products 102-112. Block 1: gathered
+  // 9-17, tilized 112-113, no weights: products 113-123.
+  EXPECT_DOUBLE_EQ(conv_pipeline_us(resident), 123);
+}
+
+// A block-sharded row: one gather (two readers, 2 us each) and tilize (1) for two slices, each
+// multicast along the row (3) before its products (10); weights read 1, multicast 1, double
+// buffered. Slice 0: tilized at 3, multicast 3-6, products 6-16. Slice 1: multicast 6-9 (its
+// slot is free), products 16-26. The next row's gather needs a slot of the activation buffer:
+// with one slot, after the row's last products.
+TEST(ConvPipeline, BlockShardedSlicesTakeTurns) {
+  ConvPipeline p{.gathers = 1,
+                 .blocks_per_gather = 2,
+                 .gather_us = 2,
+                 .split_reader = true,
+                 .tilize_us = 1,
+                 .act_mcast_us = 3,
+                 .weights_read_us = 1,
+                 .weights_mcast_us = 1,
+                 .products_us = 10,
+                 .gather_in_act_buffer = true,
+                 .act_slots = 2,
+                 .weight_slots = 2};
+  EXPECT_DOUBLE_EQ(conv_pipeline_us(p), 26);
+  // Two rows with one activation slot: each multicast waits for the products before it to free
+  // the slot. Row 0: slice 0 multicast 3-6, products 6-16; slice 1 multicast 16-19, products
+  // 19-29. Row 1 gathers 29-31 (its rows land in that slot too), tilizes 31-32; slice 0
+  // multicast 32-35, products 35-45; slice 1 multicast 45-48, products 48-58.
+  p.gathers = 2;
+  p.act_slots = 1;
+  EXPECT_DOUBLE_EQ(conv_pipeline_us(p), 58);
+}
+
+TEST(ConvGather, BlockShardedSplitAsTtnnDoes) {
+  EXPECT_EQ(conv_split_with_padding(20, 8), 7);   // 640 channels on Wormhole's 8 columns
+  EXPECT_EQ(conv_split_with_padding(20, 13), 10); // on Blackhole p150's 13
+  EXPECT_EQ(conv_split_with_padding(32, 10), 8);  // 1024 pixels over 10 rows
+  EXPECT_EQ(conv_split_with_padding(2, 8), 2);    // never more cores than tiles
+  EXPECT_EQ(conv_split_with_padding(80, 5), 5);
+}
+
+// SDXL's 640-channel stride-2 conv, block sharded on the grid ttnn picks (7 channel columns of
+// 3 tiles, 640 padded to 672, on Wormhole; 10 of 2 on Blackhole; 8 rows of 4 pixel tiles): each
+// of the 3 kernel rows is one block per channel column, the block of one kernel row of that
+// column's channels. Within 25% of ttnn's kernel time (115 us and 53 us); the products and the
+// partial-sum reloads alone are over Wormhole's measured time (cost/README.md).
+TEST(ConvGather, BlockShardedConvMulticastsEachColumnsRow) {
+  struct Case {
+    const char* device;
+    uint32_t cols;
+    int64_t block_w, k_tiles;
+    double measured_us;
+  };
+  for (const Case& c :
+       {Case{"wormhole_b0", 7, 9, 189, 115.0}, Case{"blackhole_p150", 10, 6, 180, 53.0}}) {
+    Device d = load_device(c.device);
+    CostModel m(d, {.fidelity = MathFidelity::HiFi2});
+    TensorType x{DType::BF16, Shape{1, 1, 64 * 64, 640}};
+    TensorType out{DType::BF16, Shape{1, 1, 32 * 32, 640}};
+    CoreGrid grid{8, c.cols};
+    auto on_grid = [&](const TensorType& t) {
+      return Placement{Layout::Tile,
+                       BufferType::L1,
+                       MemoryLayout::BlockSharded,
+                       grid,
+                       {t.shape[2] / 8, (t.shape[3] + c.cols - 1) / c.cols}};
+    };
+    std::vector<TensorUse> in{
+        {x, on_grid(x)},
+        {TensorType{DType::BFP8_B, Shape{640, 640, 3, 3}}, dram_tile_placement()},
+        {TensorType{DType::BFP8_B, Shape{640}}, dram_tile_placement()}};
+    Attrs a = conv_window(64, 64);
+    a.set("stride", std::vector<int64_t>{2, 2});
+    for (const char* key : {"fp32_accumulate", "act_double_buffer", "weights_double_buffer"})
+      a.set(key, int64_t{1});
+    a.set("packer_l1_acc", int64_t{0});
+    OpEstimate e = m.op(OpKind::Conv2d, a, in, {out, on_grid(out)});
+    ASSERT_TRUE(e.matmul.has_value() && e.blocking.has_value()) << c.device;
+    EXPECT_EQ(e.cores, 8 * c.cols) << c.device;
+    EXPECT_EQ(e.blocking->in0_block_w, c.block_w) << c.device;
+    EXPECT_THAT(e.cost.detail, ::testing::HasSubstr(fmt::format("x{}x", c.k_tiles))) << c.device;
+    EXPECT_THAT(e.cost.detail,
+                ::testing::HasSubstr(fmt::format("{} inner blocks of one kernel row", 3 * c.cols)))
+        << c.device;
+    EXPECT_NEAR(e.us - d.op_gap_us, c.measured_us, 0.25 * c.measured_us) << c.device;
   }
 }
 
 // A width-sharded conv: each core gathers its channel slice (one read per 64-byte stick) and
 // tilizes it once, then the cores multicast their blocks in turn while each reads its weights
 // for the block from DRAM. Segformer's depthwise 3x3 conv of 576 channels on an 8x8 image
-// (dense weights, 18 cores of 32 channels) lands within 5% of ttnn's kernel time on both
-// devices (bench/cost/op_measured.csv: 74 us on Wormhole, 37 us on Blackhole p150).
+// (dense weights, 18 cores of 32 channels; no packer accumulation, as measured) lands within
+// 8% of ttnn's kernel time on both devices (bench/cost/op_measured.csv: 74 us on Wormhole, 37 us
+// on Blackhole p150).
 TEST(ConvGather, WidthShardedConvMulticastsEachSliceInTurn) {
   for (auto [name, measured_us] : {std::pair{"wormhole_b0", 74.0}, {"blackhole_p150", 37.0}}) {
     Device d = load_device(name);
@@ -136,6 +256,7 @@ TEST(ConvGather, WidthShardedConvMulticastsEachSliceInTurn) {
     Attrs a = conv_window(8, 8);
     a.set("padding", std::vector<int64_t>{0, 0, 0, 0});
     a.set("groups", int64_t{576});
+    a.set("packer_l1_acc", int64_t{0});
     std::vector<TensorUse> in{{x, width_in},
                               {TensorType{DType::BF16, Shape{576, 1, 3, 3}}, dram_tile_placement()},
                               {TensorType{DType::BF16, Shape{576}}, dram_tile_placement()}};
@@ -145,7 +266,7 @@ TEST(ConvGather, WidthShardedConvMulticastsEachSliceInTurn) {
     EXPECT_EQ(e.cores, 18u) << name;
     EXPECT_EQ(e.blocking->in0_block_w, 9) << name; // 32 channels x 9 window positions
     EXPECT_THAT(e.cost.detail, ::testing::HasSubstr("then 18 rounds")) << name;
-    EXPECT_NEAR(e.us - d.op_gap_us, measured_us, 0.05 * measured_us) << name;
+    EXPECT_NEAR(e.us - d.op_gap_us, measured_us, 0.08 * measured_us) << name;
   }
 }
 

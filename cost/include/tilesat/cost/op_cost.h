@@ -232,6 +232,12 @@ private:
 /// one 32-lane instruction per cycle).
 inline constexpr double kTranscendentalSfpuPasses = 31;
 
+/// SFPU passes over a tile of ttnn's default GELU, a six-piece lookup table: five instructions
+/// per element row (load, x * 0.5, SFPLUTFP32, add, store; tenstorrent/tt-llk
+/// tt_llk_wormhole_b0/common/inc/sfpu/ckernel_sfpu_gelu.h, the same on Blackhole), counted
+/// from the kernel, not measured.
+inline constexpr double kLutGeluSfpuPasses = 5;
+
 /// SFPU cycles per tile of one unary op relative to the simplest (relu = 1): transcendental
 /// functions run a polynomial or iteration of many SFPU instructions
 /// (kTranscendentalSfpuPasses each).

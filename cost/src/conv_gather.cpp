@@ -133,6 +133,17 @@ ConvGatherTime conv_gather_time(const Device& d, const ConvGather& g, const Conv
 }
 
 double conv_pipeline_us(const ConvPipeline& p) {
+  // Output blocks repeat the same pattern once the pipeline is full: a long run is the first
+  // few blocks' timeline plus the last one's length for each further block.
+  constexpr int64_t kSimulatedOutputBlocks = 4;
+  if (p.output_blocks > kSimulatedOutputBlocks) {
+    ConvPipeline head = p;
+    head.output_blocks = kSimulatedOutputBlocks - 1;
+    double before = conv_pipeline_us(head);
+    head.output_blocks = kSimulatedOutputBlocks;
+    double last = conv_pipeline_us(head);
+    return last + static_cast<double>(p.output_blocks - kSimulatedOutputBlocks) * (last - before);
+  }
   const int64_t per_output_block = p.gathers * p.blocks_per_gather;
   const int64_t gathers = p.output_blocks * p.gathers;
   std::vector<double> products_end(static_cast<size_t>(gathers * p.blocks_per_gather), 0.0);

@@ -392,6 +392,15 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
       }
     }
   }
+  // ttnn's block-sharded conv always takes one kernel row of a column's channels at a time,
+  // split evenly when that does not fit L1 (its act_block_w_div): the inner block is a
+  // divisor of the row, at most the one chosen above.
+  const int64_t bs_row = gather_bs ? gather_block_w(m, kt, channel_slices) : 0;
+  if (bs_row > 0) {
+    int64_t ibw = std::min(b.in0_block_w, bs_row);
+    while (ibw > 1 && (bs_row % ibw || gather_cb_bytes(ibw) > usable)) --ibw;
+    b.in0_block_w = ibw;
+  }
   // Streamed output blocks: each reads its rows of in0 and columns of in1 over all of K.
   const int64_t blocks_m = ceil_div(b.per_core_m, std::max<int64_t>(b.out_block_h, 1));
   const int64_t blocks_n = ceil_div(b.per_core_n, std::max<int64_t>(b.out_block_w, 1));
@@ -437,7 +446,7 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
   }
   // Height- and block-sharded convs: every inner block's products wait for its gathered,
   // tilized activations and its weights; the readers run ahead as far as the buffers allow.
-  const bool gather_bs_rows = gather_bs && b.in0_block_w == gather_block_w(m, kt, channel_slices);
+  const bool gather_bs_rows = bs_row > 0;
   ConvBlockParts bs_parts;
   if (gather_hs || gather_bs_rows) {
     const ConvGather& g = *m.conv_gather;
@@ -466,14 +475,17 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
         p.weight_slots = static_cast<int>(k_blocks);
       }
     } else {
+      // One gather and tilize per kernel row of the column's channels (bs_row tiles), then
+      // each column's slice in blocks of in0_block_w tiles.
       ConvGather slice = g;
-      slice.channels = b.in0_block_w * 32 / std::max<int64_t>(g.kernel_w, 1);
+      slice.channels = bs_row * 32 / std::max<int64_t>(g.kernel_w, 1);
       bs_parts = conv_block_sharded_parts(d, slice, block);
+      const int64_t per_slice = bs_row / b.in0_block_w;
       p.gathers = g.kernel_h;
-      p.blocks_per_gather = channel_slices;
+      p.blocks_per_gather = channel_slices * per_slice;
       p.split_reader = true;
       p.gather_us = bs_parts.gather_us;
-      p.tilize_us = bs_parts.tilize_us;
+      p.tilize_us = bs_parts.tilize_us * static_cast<double>(per_slice);
       p.act_mcast_us = bs_parts.act_mcast_us;
       p.weights_read_us = bs_parts.weights_read_us;
       p.weights_mcast_us = bs_parts.weights_mcast_us;
@@ -552,8 +564,9 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
   if (gather_hs)
     detail += fmt::format(", {} inner blocks each waiting for its {}", blocks, gathered.detail);
   if (gather_bs_rows)
-    detail += fmt::format(", {} inner blocks of one kernel row of a column's channels: {}", blocks,
-                          bs_parts.detail);
+    detail += fmt::format(", {} inner blocks of {} tiles over the kernel rows of a column's "
+                          "channels: {}",
+                          blocks, b.in0_block_w, bs_parts.detail);
   if (rounds.round_us > 0) detail += fmt::format(", {}", rounds.detail);
   if (out_blocks > 1)
     detail += fmt::format(", streamed in {} output blocks of {}x{} tiles (in0 read {}x, in1 {}x)",

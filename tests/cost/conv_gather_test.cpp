@@ -154,6 +154,16 @@ TEST(ConvPipeline, LaterGathersHideBehindTheProducts) {
   // Block 0 waits for the weights (read 0-100, in at 102): products 102-112. Block 1: gathered
   // 9-17, tilized 112-113, no weights: products 113-123.
   EXPECT_DOUBLE_EQ(conv_pipeline_us(resident), 123);
+  // A long run of output blocks is the first four's timeline plus the fourth's length for each
+  // further block, and never less than its products back to back.
+  ConvPipeline many = p;
+  many.output_blocks = 3;
+  double three = conv_pipeline_us(many);
+  many.output_blocks = 4;
+  double four = conv_pipeline_us(many);
+  many.output_blocks = 40;
+  EXPECT_DOUBLE_EQ(conv_pipeline_us(many), four + 36 * (four - three));
+  EXPECT_GE(conv_pipeline_us(many), 40 * 3 * p.products_us);
 }
 
 // A block-sharded row: one gather (two readers, 2 us each) and tilize (1) for two slices, each
@@ -233,7 +243,8 @@ TEST(ConvGather, BlockShardedConvMulticastsEachColumnsRow) {
     EXPECT_EQ(e.blocking->in0_block_w, c.block_w) << c.device;
     EXPECT_THAT(e.cost.detail, ::testing::HasSubstr(fmt::format("x{}x", c.k_tiles))) << c.device;
     EXPECT_THAT(e.cost.detail,
-                ::testing::HasSubstr(fmt::format("{} inner blocks of one kernel row", 3 * c.cols)))
+                ::testing::HasSubstr(fmt::format("{} inner blocks of {} tiles over the kernel rows",
+                                                 3 * c.cols, c.block_w)))
         << c.device;
     EXPECT_NEAR(e.us - d.op_gap_us, c.measured_us, 0.25 * c.measured_us) << c.device;
   }

@@ -1084,8 +1084,9 @@ OpEstimate CostModel::op_impl(OpKind kind, const Attrs& attrs, std::span<const T
     auto in_tiles = tiles_2d(inputs[0].type.shape);
     m.in0_unfold = static_cast<double>(ceil_div(m.m, int64_t{32}) * ceil_div(m.k, int64_t{32})) /
                    static_cast<double>(std::max<int64_t>(in_tiles[0] * in_tiles[1], 1));
-    // On the height- and width-sharded (1-D) paths each core gathers and tilizes its
-    // activation blocks before the products (conv_gather.h).
+    // On every path (1-D height or width sharded, 2-D block sharded) each core gathers and
+    // tilizes its activation blocks before their products (conv_gather.h); ttnn's kernel
+    // options (double buffering, packer and f32 accumulation, act_block_h) come as attrs.
     std::vector<int64_t> dilation = attrs.get_or<std::vector<int64_t>>("dilation", {1, 1});
     m.conv_gather =
         ConvGather{.kernel_h = w[2],

@@ -70,7 +70,10 @@ struct MatmulConfig {
   /// gathers and tilizes its activation block, into the result's data format, and fetches the
   /// weight block before the products of every inner block, which is one kernel row; on the
   /// path that multicasts in0 (width sharded) each core gathers and tilizes its channel slice
-  /// once and the cores multicast their slices in turn (conv_gather.h).
+  /// once and the cores multicast their slices in turn; on a 2-D grid (block sharded) each
+  /// core gathers one kernel row of its column's channels, and the cores of a grid row
+  /// multicast their tilized slices in turn while the weights come down each column. A
+  /// timeline over the blocks decides what overlaps the products (conv_gather.h).
   std::optional<ConvGather> conv_gather;
   /// A blocking chosen elsewhere (Z3, matmul_z3.h) to estimate as it is, on `grid`; unset:
   /// the model picks the blocking itself.

@@ -315,13 +315,14 @@ void read_windowed(const bench::MeasuredCsv& csv, Row& r, const std::vector<int6
   for (const auto& [key, value] : options) r.attrs.set(key, value);
   const Device& d = *r.descriptor;
   TensorType out{out_dtype, op.type.shape, {}};
-  // A block-sharded conv runs on the row's grid, else on the one ttnn picks; other memories
-  // place the image and the result as tilesat would.
-  auto place = [&](const TensorType& t) {
+  // A block-sharded conv's image is on the grid ttnn picks for it, its result on the row's
+  // grid when the row names one (ttnn's override of the output grid), else on the image's;
+  // other memories place the image and the result as tilesat would.
+  auto place = [&](const TensorType& t, bool result) {
     if (r.kind_of_op != OpKind::Conv2d || r.memory != "block_sharded")
       return row_placement(csv, r.memory, r.layout, t, d);
-    CoreGrid on =
-        grid.empty() ? ttnn_conv_block_grid(op.type.shape[2], c, d) : row_grid(csv, grid, d);
+    CoreGrid on = result && !grid.empty() ? row_grid(csv, grid, d)
+                                          : ttnn_conv_block_grid(op.type.shape[2], c, d);
     return block_sharded_on(t, on);
   };
   if (!grid.empty() && (r.kind_of_op != OpKind::Conv2d || r.memory != "block_sharded"))
@@ -330,14 +331,14 @@ void read_windowed(const bench::MeasuredCsv& csv, Row& r, const std::vector<int6
   for (NodeId operand : op.operands) {
     TensorType t = g.node(operand).type;
     if (operand == x.id) {
-      r.inputs.push_back(TensorUse{t, place(t)});
+      r.inputs.push_back(TensorUse{t, place(t, false)});
     } else {
       // Weights and bias: prepared on the device, tiles in DRAM.
       t.dtype = weights;
       r.inputs.push_back(TensorUse{t, dram_tile_placement()});
     }
   }
-  r.output = TensorUse{out, place(out)};
+  r.output = TensorUse{out, place(out, true)};
 }
 
 // linear: the row's shape is MxKxN. The activation (MxK, the row's dtype) and the result are

@@ -295,7 +295,8 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
   if (gather_bs) {
     const ConvGather& g = *m.conv_gather;
     const int64_t channel_tiles = ceil_div(g.channels, int64_t{32});
-    channel_slices = conv_split_with_padding(channel_tiles, gc);
+    channel_slices = g.channel_slices > 0 ? std::min(g.channel_slices, channel_tiles)
+                                          : conv_split_with_padding(channel_tiles, gc);
     kt = g.kernel_h * g.kernel_w * ceil_div(channel_tiles, channel_slices) * channel_slices;
   }
   MatmulConfig unpacked = m;
@@ -393,11 +394,11 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
     }
   }
   // ttnn's block-sharded conv always takes one kernel row of a column's channels at a time,
-  // split evenly when that does not fit L1 (its act_block_w_div): the inner block is a
-  // divisor of the row, at most the one chosen above.
+  // split evenly when that does not fit L1: the inner block is the largest divisor of the row
+  // that fits (and no wider than a block given by the config or the caller).
   const int64_t bs_row = gather_bs ? gather_block_w(m, kt, channel_slices) : 0;
   if (bs_row > 0) {
-    int64_t ibw = std::min(b.in0_block_w, bs_row);
+    int64_t ibw = m.blocking || m.in0_block_w > 0 ? std::min(b.in0_block_w, bs_row) : bs_row;
     while (ibw > 1 && (bs_row % ibw || gather_cb_bytes(ibw) > usable)) --ibw;
     b.in0_block_w = ibw;
   }
@@ -1100,6 +1101,10 @@ OpEstimate CostModel::op_impl(OpKind kind, const Attrs& attrs, std::span<const T
                    .weights_double_buffer = attrs.get_or<int64_t>("weights_double_buffer", 0) != 0,
                    .act_block_h_tiles = ceil_div(attrs.get_or<int64_t>("act_block_h", 0), 32)};
     m.fp32_accumulate = m.fp32_accumulate || attrs.get_or<int64_t>("fp32_accumulate", 0) != 0;
+    // A block-sharded input splits its channels over its own grid's columns.
+    if (inputs[0].placement.memory == MemoryLayout::BlockSharded &&
+        inputs[0].placement.buffer == BufferType::L1)
+      m.conv_gather->channel_slices = inputs[0].placement.grid.cols;
     // The bias add and the activation run on each output tile, as a linear's.
     m.epilogue_cycles_per_tile = epilogue_cycles(attrs, inputs.size() > 2);
     m.packer_l1_acc = attrs.get_or<int64_t>("packer_l1_acc", 1) != 0;

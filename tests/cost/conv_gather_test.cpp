@@ -281,6 +281,41 @@ TEST(ConvGather, WidthShardedConvMulticastsEachSliceInTurn) {
   }
 }
 
+// ttnn lets a block-sharded conv's image and result sit on different grids (SDXL's
+// 2560-to-1280 conv: the image on 8x8, 320 channels a column; the result on 8x5): the image's
+// columns split the channels, so each grid row takes 8 multicast turns per kernel row, each
+// block one kernel row of 320 channels (30 tiles), while 5 columns compute.
+TEST(ConvGather, BlockShardedImageGridSplitsTheChannels) {
+  Device d = load_device("wormhole_b0");
+  CostModel m(d, {.fidelity = MathFidelity::HiFi2});
+  TensorType x{DType::BF16, Shape{1, 1, 32 * 32, 2560}};
+  TensorType out{DType::BF16, Shape{1, 1, 32 * 32, 1280}};
+  auto on_grid = [](const TensorType& t, uint32_t cols) {
+    return Placement{Layout::Tile,
+                     BufferType::L1,
+                     MemoryLayout::BlockSharded,
+                     CoreGrid{8, cols},
+                     {t.shape[2] / 8, t.shape[3] / cols}};
+  };
+  std::vector<TensorUse> in{
+      {x, on_grid(x, 8)},
+      {TensorType{DType::BFP8_B, Shape{1280, 2560, 3, 3}}, dram_tile_placement()},
+      {TensorType{DType::BFP8_B, Shape{1280}}, dram_tile_placement()}};
+  OpEstimate e = m.op(OpKind::Conv2d, conv_window(32, 32), in, {out, on_grid(out, 5)});
+  ASSERT_TRUE(e.blocking.has_value());
+  EXPECT_EQ(e.cores, 40u);
+  EXPECT_EQ(e.blocking->in0_block_w, 30);
+  EXPECT_THAT(e.cost.detail, ::testing::HasSubstr("24 inner blocks of 30 tiles"));
+  // With the image on the result's 5 columns a kernel row is 512 channels, 48 tiles, whose
+  // blocks do not fit L1 beside a whole 4x8-tile output block: halves of it, 30 blocks.
+  in[0].placement = on_grid(x, 5);
+  OpEstimate five = m.op(OpKind::Conv2d, conv_window(32, 32), in, {out, on_grid(out, 5)});
+  ASSERT_TRUE(five.blocking.has_value());
+  EXPECT_EQ(five.blocking->in0_block_w, 24);
+  EXPECT_THAT(five.cost.detail, ::testing::HasSubstr("30 inner blocks of 24 tiles"));
+  EXPECT_LE(five.l1_bytes_per_core, d.usable_l1_bytes());
+}
+
 // A kernel row whose blocks do not fit L1 is split as any matmul's inner block is: a 3x3 conv
 // of 2048 channels (a kernel row is 192 tiles of K) still has a plan.
 TEST(ConvGather, WideKernelRowsFallBackToWhatFits) {

@@ -58,6 +58,9 @@ struct ConvGather {
   /// ttnn's act_block_h_override in tiles: the output rows a core computes at a time (0: all of
   /// its rows at once, ttnn's default when they fit).
   int64_t act_block_h_tiles = 0;
+  /// Block sharded: the grid columns the input's channels are split over (its shard grid's;
+  /// ttnn lets it differ from the result's). 0: the matmul grid's split.
+  int64_t channel_slices = 0;
 };
 
 /// One inner block of a core's work.

@@ -393,9 +393,9 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
       }
     }
   }
-  // ttnn's block-sharded conv always takes one kernel row of a column's channels at a time,
-  // split evenly when that does not fit L1: the inner block is the largest divisor of the row
-  // that fits (and no wider than a block given by the config or the caller).
+  // ttnn's block-sharded conv always takes one kernel row of a column's channels at a time.
+  // When that does not fit L1 (ttnn would not run it) the model takes the row's largest
+  // divisor that fits, no wider than a block given by the config or the caller.
   const int64_t bs_row = gather_bs ? gather_block_w(m, kt, channel_slices) : 0;
   if (bs_row > 0) {
     int64_t ibw = m.blocking || m.in0_block_w > 0 ? std::min(b.in0_block_w, bs_row) : bs_row;

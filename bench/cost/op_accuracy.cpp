@@ -236,16 +236,16 @@ CoreGrid row_grid(const bench::MeasuredCsv& csv, const std::vector<int64_t>& gri
   return g;
 }
 
-// `type` (seen as 2-D) block sharded in L1 tiles over `grid`.
+// `type` (seen as 2-D) block sharded in L1 tiles over `grid`, each shard whole tiles (the
+// last row and column of shards padded, as ttnn pads 640 channels to 672 over 7 columns).
 Placement block_sharded_on(const TensorType& type, CoreGrid grid) {
-  int64_t rows = 1, r = type.shape.rank();
-  for (int64_t i = 0; i + 1 < r; ++i) rows *= type.shape[i];
-  int64_t cols = r >= 1 ? type.shape[r - 1] : 1;
+  auto tiles = CostModel::tiles_2d(type.shape);
+  auto shard = [](int64_t t, uint32_t cores) { return (t + cores - 1) / cores * 32; };
   return Placement{Layout::Tile,
                    BufferType::L1,
                    MemoryLayout::BlockSharded,
                    grid,
-                   {(rows + grid.rows - 1) / grid.rows, (cols + grid.cols - 1) / grid.cols}};
+                   {shard(tiles[0], grid.rows), shard(tiles[1], grid.cols)}};
 }
 
 // The grid ttnn gives a block-sharded conv (tenstorrent/tt-metal ttnn/cpp/ttnn/operations/conv/
@@ -325,7 +325,7 @@ void read_windowed(const bench::MeasuredCsv& csv, Row& r, const std::vector<int6
                                           : ttnn_conv_block_grid(op.type.shape[2], c, d);
     return block_sharded_on(t, on);
   };
-  if (!grid.empty() && (r.kind_of_op != OpKind::Conv2d || r.memory != "block_sharded"))
+  if (!grid.empty() && r.memory != "block_sharded")
     throw csv.bad("attrs", "grid=RxC is a block-sharded conv's grid: expected memory "
                            "block_sharded");
   for (NodeId operand : op.operands) {

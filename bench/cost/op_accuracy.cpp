@@ -100,7 +100,8 @@ std::optional<std::pair<OpKind, int>> row_op(const std::string& name) {
   if (binary(*k)) return std::pair{*k, 2};
   if (windowed(*k)) return std::pair{*k, 1};
   if (*k == OpKind::Linear) return std::pair{*k, 3};
-  if (*k == OpKind::Softmax || *k == OpKind::LayerNorm || *k == OpKind::Typecast ||
+  if (*k == OpKind::Softmax || *k == OpKind::LayerNorm || *k == OpKind::RmsNorm ||
+      *k == OpKind::Typecast ||
       (sfpu_weight(*k) > 0 && *k != OpKind::Where && *k != OpKind::Full && *k != OpKind::Pow))
     return std::pair{*k, 1};
   return std::nullopt;
@@ -393,6 +394,45 @@ void read_linear(const bench::MeasuredCsv& csv, Row& r, const std::vector<int64_
   r.output = TensorUse{out, out_place};
 }
 
+// A layer_norm, rms_norm or softmax row: the normalized rows are the shape's last dim. attrs:
+// `grid=RxC` (block sharded on that grid, as ttnn's LayerNormShardedMultiCoreProgramConfig
+// runs it; memory block_sharded), `weight=0|1` and, for layer_norm, `bias=0|1` (a 1xW gamma
+// and beta, default 1 and 0; in the row's buffer when interleaved, L1 interleaved beside a
+// sharded input, as ttnn's examples keep them), `fp32_accumulate=0|1` (the compute kernel
+// config's fp32_dest_acc_en; default 0).
+void read_norm(const bench::MeasuredCsv& csv, Row& r, const std::vector<int64_t>& dims, DType dtype,
+               RowAttrs& a) {
+  const Device& d = *r.descriptor;
+  TensorType type{dtype, Shape(dims)};
+  TensorType out_type{a.dtype("out", dtype), Shape(dims)};
+  std::vector<int64_t> grid = a.pair("grid", {});
+  Placement p;
+  if (grid.empty()) {
+    p = row_placement(csv, r.memory, r.layout, type, d);
+  } else {
+    if (r.memory != "block_sharded")
+      throw csv.bad("attrs", "grid=RxC shards the rows in blocks: expected memory block_sharded");
+    p = block_sharded_on(type, row_grid(csv, grid, d));
+  }
+  r.inputs = {TensorUse{type, p}};
+  if (r.kind_of_op != OpKind::Softmax) {
+    const bool weight = a.flag("weight", true);
+    const bool bias = r.kind_of_op == OpKind::LayerNorm && a.flag("bias", false);
+    Placement row_p =
+        p.memory == MemoryLayout::Interleaved
+            ? p
+            : Placement{Layout::Tile, BufferType::L1, MemoryLayout::Interleaved, {}, {0, 0}};
+    TensorType row{dtype, Shape{dims.back()}};
+    if (weight) r.inputs.push_back(TensorUse{row, row_p});
+    if (bias) {
+      if (!weight) throw csv.bad("attrs", "bias=1 needs weight=1 (ttnn's beta follows gamma)");
+      r.inputs.push_back(TensorUse{row, row_p});
+    }
+  }
+  if (a.flag("fp32_accumulate", false)) r.attrs.set("fp32_accumulate", int64_t{1});
+  r.output = TensorUse{out_type, p};
+}
+
 std::vector<Row> read_rows(const std::string& path, std::map<std::string, Device>& devices) {
   bench::MeasuredCsv csv(path, {"op", "device", "shape", "dtype", "layout", "memory", "cores",
                                 "metric", "measured_us", "kind", "attrs", "source"});
@@ -426,6 +466,9 @@ std::vector<Row> read_rows(const std::string& path, std::map<std::string, Device
       read_windowed(csv, r, *dims, *dtype, a);
     } else if (r.kind_of_op == OpKind::Linear) {
       read_linear(csv, r, *dims, *dtype, a);
+    } else if (r.kind_of_op == OpKind::LayerNorm || r.kind_of_op == OpKind::RmsNorm ||
+               r.kind_of_op == OpKind::Softmax) {
+      read_norm(csv, r, *dims, *dtype, a);
     } else {
       TensorType type{*dtype, Shape(*dims)};
       TensorType out_type{a.dtype("out", *dtype), Shape(*dims)};

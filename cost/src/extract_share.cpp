@@ -13,6 +13,8 @@ namespace tilesat::cost {
 namespace {
 
 constexpr double kUnreached = std::numeric_limits<double>::infinity();
+// Objective evaluations the single-class switches may spend in one refinement.
+constexpr size_t kSwitchBudget = 20000;
 
 // The problem's classes in an order, with each configuration's operands as positions in it.
 struct Indexed {
@@ -118,15 +120,24 @@ std::vector<double> with_potential_readers(const Indexed& ix, std::vector<double
   return u;
 }
 
-// The cheapest assignment when each operand costs its share (its cost over `u`, at least one
-// reader). Configurations reading a class not before theirs are left out, so the result is
-// acyclic. Nullopt when no result can be computed that way.
-std::optional<Assignment> shared_dp(const Indexed& ix, const std::vector<double>& u) {
+// The dynamic program over `ix` when each operand costs its share (its cost over `u`, at least
+// one reader): computed[i][k], the cheapest way to compute class i into placement k, by
+// configuration config[i][k]; have[i][p], to have it in p, computed in from[i][p] and
+// converted. Configurations reading a class not before theirs are left out, so what it
+// selects is acyclic.
+struct SharedTables {
+  std::vector<std::vector<double>> computed, have;
+  std::vector<std::vector<uint32_t>> config, from;
+};
+
+SharedTables shared_tables(const Indexed& ix, const std::vector<double>& u) {
   const size_t n = ix.cls.size();
-  // computed[i][k]: the cheapest way to compute class i into placement k, by configuration
-  // `config`; have[i][p]: to have it in p, computed in `from[i][p]` and converted.
-  std::vector<std::vector<double>> computed(n), have(n);
-  std::vector<std::vector<uint32_t>> config(n), from(n);
+  SharedTables t;
+  auto& [computed, have, config, from] = t;
+  computed.resize(n);
+  have.resize(n);
+  config.resize(n);
+  from.resize(n);
   for (size_t i = 0; i < n; ++i) {
     const ProblemClass& pc = *ix.pc[i];
     const size_t places = pc.placements.size();
@@ -162,6 +173,14 @@ std::optional<Assignment> shared_dp(const Indexed& ix, const std::vector<double>
         }
       }
   }
+  return t;
+}
+
+// The cheapest assignment under shares `u` (shared_tables), top-down from the results. Nullopt
+// when no result can be computed that way.
+std::optional<Assignment> shared_dp(const Indexed& ix, const std::vector<double>& u) {
+  const SharedTables t = shared_tables(ix, u);
+  const auto& [computed, have, config, from] = t;
   // Top-down from the results (which end in DRAM): the first demand of a class fixes it.
   Assignment out;
   std::vector<std::pair<size_t, uint32_t>> stack; // (class, placement computed)
@@ -195,6 +214,90 @@ std::optional<Assignment> shared_dp(const Indexed& ix, const std::vector<double>
   return out;
 }
 
+// The classes `a` computes that the results reach (a switch can leave others behind).
+Assignment reached_part(const Indexed& ix, const Assignment& a) {
+  Assignment out;
+  std::vector<size_t> stack = ix.results;
+  while (!stack.empty()) {
+    size_t i = stack.back();
+    stack.pop_back();
+    auto it = a.find(ix.cls[i]);
+    if (it == a.end() || out.count(ix.cls[i])) continue;
+    out.emplace(it->first, it->second);
+    for (size_t ch : ix.children[i][it->second])
+      if (ch < ix.cls.size()) stack.push_back(ch);
+  }
+  return out;
+}
+
+// `a` with class i computed by configuration j, and every class that newly reaches filled
+// top-down from `t` in the placement it is read in; nullopt when the tables cannot compute one.
+std::optional<Assignment> with_switch(const Indexed& ix, const SharedTables& t, Assignment a,
+                                      size_t i, uint32_t j) {
+  a[ix.cls[i]] = j;
+  std::vector<std::pair<size_t, uint32_t>> stack; // (class, placement read)
+  auto push_operands = [&](size_t c, uint32_t config) {
+    const NodeConfig& cfg = ix.pc[c]->configs[config];
+    const std::vector<size_t>& ch = ix.children[c][config];
+    for (size_t o = 0; o < ch.size(); ++o)
+      if (ch[o] < ix.cls.size()) stack.emplace_back(ch[o], cfg.reads[o]);
+  };
+  push_operands(i, j);
+  while (!stack.empty()) {
+    auto [c, p] = stack.back();
+    stack.pop_back();
+    if (a.count(ix.cls[c])) continue;
+    if (p >= t.have[c].size() || t.have[c][p] == kUnreached) return std::nullopt;
+    const uint32_t config = t.config[c][t.from[c][p]];
+    a[ix.cls[c]] = config;
+    push_operands(c, config);
+  }
+  return a;
+}
+
+// One pass over the classes `out` computes, in `ix`'s order: each other e-node of a class (its
+// configuration with the same result placement, else its cheapest) in place of the chosen
+// one, what it newly reads filled from the shared tables; a switch is kept when the objective
+// falls. This takes what the shares cannot: an e-node whose operands are already paid for by
+// other readers (a decomposition reading a value the plan keeps anyway). At most `budget`
+// objective evaluations. True when the objective fell.
+bool switch_pass(const ExtractionProblem& problem, const Indexed& ix, const SharedTables& t,
+                 SharedRefinement& out, size_t& budget) {
+  bool better = false;
+  for (size_t i = 0; i < ix.cls.size() && budget > 0; ++i) {
+    auto it = out.assignment.find(ix.cls[i]);
+    if (it == out.assignment.end()) continue;
+    const std::vector<NodeConfig>& configs = ix.pc[i]->configs;
+    const NodeConfig current = configs[it->second];
+    // Per other e-node, its configuration into the current placement, else its cheapest.
+    std::unordered_map<egraph::NodeId, uint32_t> pick;
+    for (uint32_t j = 0; j < configs.size(); ++j) {
+      if (configs[j].node == current.node) continue;
+      auto [p, fresh] = pick.emplace(configs[j].node, j);
+      if (fresh) continue;
+      const NodeConfig& old = configs[p->second];
+      auto rank = [&](const NodeConfig& c) { return std::make_pair(c.out != current.out, c.cost); };
+      if (rank(configs[j]) < rank(old)) p->second = j;
+    }
+    std::vector<uint32_t> candidates;
+    for (const auto& [node, j] : pick) candidates.push_back(j);
+    std::sort(candidates.begin(), candidates.end());
+    for (uint32_t j : candidates) {
+      if (budget == 0) break;
+      --budget;
+      std::optional<Assignment> next = with_switch(ix, t, out.assignment, i, j);
+      if (!next) continue;
+      std::optional<double> cost = objective(problem, *next);
+      if (!cost || *cost >= out.objective * (1 - 1e-9)) continue;
+      out.assignment = reached_part(ix, *next);
+      out.objective = *cost;
+      better = true;
+      break;
+    }
+  }
+  return better;
+}
+
 } // namespace
 
 SharedRefinement refine_shared(const ExtractionProblem& problem, const Assignment& seed,
@@ -207,6 +310,7 @@ SharedRefinement refine_shared(const ExtractionProblem& problem, const Assignmen
   // Two orders, each round: the problem's operands-first order, fixed, and one that follows
   // the current assignment from the results (which can use the other direction of a cycle).
   const Indexed operands_first(problem, problem.order);
+  size_t switch_budget = kSwitchBudget;
   for (size_t round = 0; round < max_rounds; ++round) {
     bool better = false;
     const Indexed following(problem, from_results(operands_first, out.assignment));
@@ -223,6 +327,12 @@ SharedRefinement refine_shared(const ExtractionProblem& problem, const Assignmen
         out.objective = *cost;
         better = true;
       }
+    }
+    if (!better) {
+      const Indexed& ix = operands_first;
+      const SharedTables t =
+          shared_tables(ix, with_potential_readers(ix, readers(ix, out.assignment)));
+      better = switch_pass(problem, ix, t, out, switch_budget);
     }
     if (!better) break;
     ++out.rounds;

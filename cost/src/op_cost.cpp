@@ -4,6 +4,7 @@
 #include "ceil_div.h"
 #include "tilesat/cost/collective_cost.h"
 #include "tilesat/cost/placement.h"
+#include "tilesat/cost/row_kernel.h"
 #include "tilesat/graph/diagnostic.h"
 #include "tilesat/graph/spmd.h"
 
@@ -18,6 +19,11 @@ namespace {
 double fidelity_passes(const Device& d, MathFidelity f) {
   return d.fpu_matmul_cycles_per_tile[static_cast<size_t>(f)] /
          d.fpu_matmul_cycles_per_tile[static_cast<size_t>(MathFidelity::LoFi)];
+}
+
+// Ops the FPU computes on two tiles (the rest of an eltwise chain is SFPU work).
+bool binary_fpu(OpKind k) {
+  return k == OpKind::Add || k == OpKind::Subtract || k == OpKind::Multiply || k == OpKind::Divide;
 }
 
 const char* short_place(const Placement& p) {
@@ -629,7 +635,7 @@ CostModel::Spread CostModel::spread(const TensorUse& output) const {
 
 OpEstimate CostModel::eltwise(OpKind kind, const Attrs& /*attrs*/,
                               std::span<const TensorUse> inputs, const TensorUse& output,
-                              double cycles_per_tile, std::string what) const {
+                              double cycles_per_tile, std::string what, bool fpu_pass) const {
   const Device& d = device_;
   auto t = tiles_2d(output.type.shape);
   int64_t tiles = t[0] * t[1];
@@ -651,7 +657,9 @@ OpEstimate CostModel::eltwise(OpKind kind, const Attrs& /*attrs*/,
   // As for a matmul, a sharded result also takes the host's sharded dispatch path.
   sharded |= output.placement.memory != MemoryLayout::Interleaved;
   double unpack = in_bytes_per_tile / d.unpack_bytes_per_cycle;
-  double compute_us = d.cycles_to_us(static_cast<double>(per_core) * (cycles_per_tile + unpack));
+  double tile_cycles = cycles_per_tile + unpack;
+  if (fpu_pass) tile_cycles = std::max(tile_cycles, kFpuPassFloorCycles);
+  double compute_us = d.cycles_to_us(static_cast<double>(per_core) * tile_cycles);
   // Rows moved from row-major to row-major never pass the unpacker: the data-movement cores
   // copy them, bound by the reads and writes alone.
   bool rows_only = moves_rows(kind) && output.placement.layout == Layout::RowMajor &&
@@ -659,7 +667,7 @@ OpEstimate CostModel::eltwise(OpKind kind, const Attrs& /*attrs*/,
                      return in.placement.layout == Layout::RowMajor;
                    });
   std::string work = fmt::format("{} tiles on {} cores, {} per core x {:.1f} cycles", tiles, cores,
-                                 per_core, cycles_per_tile + unpack);
+                                 per_core, tile_cycles);
   if (rows_only) {
     compute_us = 0;
     what = "(row-major copy)";
@@ -689,6 +697,103 @@ OpEstimate CostModel::eltwise(OpKind kind, const Attrs& /*attrs*/,
     bytes += 2 * stream_tile;
   }
   bytes += 2 * tile_bytes(output.type.dtype) + l1_bytes_per_core(output.type, output.placement);
+  e.l1_bytes_per_core = bytes;
+  return e;
+}
+
+OpEstimate CostModel::row_wise(OpKind kind, const Attrs& attrs, std::span<const TensorUse> inputs,
+                               const TensorUse& output) const {
+  const Device& d = device_;
+  const TensorUse& x = inputs[0];
+  const bool affine = kind != OpKind::Softmax;
+  const RowKernel k =
+      row_kernel(d, {.kind = kind,
+                     .in = x.type.dtype,
+                     .out = output.type.dtype,
+                     .gamma = affine && inputs.size() > 1,
+                     .beta = affine && inputs.size() > 2,
+                     .fp32_accumulate = attrs.get_or<int64_t>("fp32_accumulate", 0) != 0,
+                     .fidelity_passes = fidelity_passes(d, options_.fidelity)});
+  auto t = tiles_2d(x.type.shape);
+  const int64_t rows = t[0], wt = t[1];
+  const Placement& p = x.placement;
+  const bool sharded = p.memory != MemoryLayout::Interleaved && p.buffer == BufferType::L1;
+  // Tile rows per core, tiles of a row per core, and the cores a row spans.
+  int64_t cores = 0, core_rows = rows, row_tiles = wt, span = 1;
+  CoreGrid busy;
+  if (!sharded) {
+    cores = std::min<int64_t>(rows, d.grid_usable.cores());
+    core_rows = ceil_div(rows, cores);
+    busy = bounding_grid(cores, d.grid_usable);
+  } else {
+    cores = shard_count(x.type, p);
+    busy = p.grid;
+    const int64_t shard_rows = ceil_div(p.shard_shape[0], int64_t{32});
+    const int64_t shard_cols = ceil_div(p.shard_shape[1], int64_t{32});
+    if (p.memory == MemoryLayout::HeightSharded) {
+      core_rows = shard_rows;
+    } else if (p.memory == MemoryLayout::WidthSharded) {
+      row_tiles = shard_cols;
+      span = cores;
+    } else {
+      core_rows = shard_rows;
+      row_tiles = shard_cols;
+      span = p.grid.cols;
+    }
+  }
+  // A row spanning cores: each core reduces its part of every row, then each core owns
+  // ceil(rows / span) rows, reads their partials from the others, reduces them, takes the
+  // row step, and the combined statistics are multicast back; once per round (ttnn's
+  // sharded layer norm: an exchange priced as a matmul block's fetch and multicast).
+  double combine_us = 0;
+  int64_t owned_rows = core_rows;
+  if (span > 1) {
+    owned_rows = ceil_div(core_rows, span);
+    const double tile = static_cast<double>(k.interm_tile_bytes);
+    const double bytes = static_cast<double>(owned_rows * span + core_rows) * tile;
+    combine_us =
+        k.combine_rounds *
+        (d.matmul_block_sync_us +
+         d.cycles_to_us(bytes / d.noc_bytes_per_cycle_per_link +
+                        static_cast<double>(owned_rows * span) *
+                            (tile / d.unpack_bytes_per_cycle + d.fpu_eltwise_cycles_per_tile)));
+  }
+  const double cycles = static_cast<double>(core_rows * row_tiles) * k.cycles_per_tile +
+                        static_cast<double>(owned_rows) * k.cycles_per_row;
+  const double compute_us = d.cycles_to_us(cycles) + combine_us;
+  // ttnn's large-tensor variant when a core's whole-row buffers do not fit: x read again.
+  const double row_bytes = static_cast<double>(row_tiles) * k.row_bytes_per_tile;
+  const bool large =
+      !sharded && row_bytes > k.large_fraction * static_cast<double>(d.usable_l1_bytes());
+  double dram = 0, noc = 0, l1 = 0;
+  const auto u32 = static_cast<uint32_t>(cores);
+  for (int i = 0; i < (large ? k.large_reads : 1); ++i) read_us(x, u32, &dram, &noc, &l1);
+  for (const TensorUse& in : inputs.subspan(1)) read_us(in, u32, &dram, &noc, &l1);
+  read_us(output, u32, &dram, &noc, &l1);
+  bool sharded_operands = output.placement.memory != MemoryLayout::Interleaved;
+  for (const TensorUse& in : inputs)
+    sharded_operands |= in.placement.memory != MemoryLayout::Interleaved;
+  std::string work = fmt::format(
+      "{} rows of {} tiles on {} cores, {} rows x {} tiles per core x {:.1f} cycles + {} row "
+      "steps x {:.0f}",
+      rows, wt, cores, core_rows, row_tiles, k.cycles_per_tile, owned_rows, k.cycles_per_row);
+  if (span > 1)
+    work += fmt::format(", {} rounds combining {} cores' partials ({:.2f} us)", k.combine_rounds,
+                        span, combine_us);
+  if (large) work += fmt::format(", x read {} times (rows do not fit L1)", k.large_reads);
+  OpEstimate e = finish(compute_us, dram, noc, l1,
+                        fmt::format("{} {}: {}, output {}", op_name(kind), k.what, work,
+                                    short_place(output.placement)),
+                        sharded_operands, stream_launch_us(d));
+  e.cores = static_cast<uint32_t>(cores);
+  e.grid = busy;
+  // The row buffers (ttnn's large variant keeps 56 tiles of each), the double-buffered result,
+  // the scaler, and the L1-resident operands themselves.
+  const double kept = large ? k.row_bytes_per_tile * 56 : row_bytes;
+  e.circular_buffers = static_cast<int>(inputs.size()) + 4;
+  int64_t bytes = static_cast<int64_t>(kept) + 2 * tile_bytes(output.type.dtype) +
+                  tile_bytes(DType::BF16) + l1_bytes_per_core(output.type, output.placement);
+  for (const TensorUse& in : inputs) bytes += l1_bytes_per_core(in.type, in.placement);
   e.l1_bytes_per_core = bytes;
   return e;
 }
@@ -829,12 +934,13 @@ OpEstimate CostModel::op_impl(OpKind kind, const Attrs& attrs, std::span<const T
   }
   case OpKind::Add:
   case OpKind::Subtract:
-    return eltwise(kind, attrs, inputs, output, elt, "(FPU)");
+    return eltwise(kind, attrs, inputs, output, elt, "(FPU)", true);
   case OpKind::Multiply:
-    return eltwise(kind, attrs, inputs, output, elt * passes, "(FPU)");
+    return eltwise(kind, attrs, inputs, output, elt * passes, "(FPU)", true);
   case OpKind::Divide:
     return eltwise(kind, attrs, inputs, output,
-                   sfpu * sfpu_weight(OpKind::Reciprocal) + elt * passes, "(SFPU 1/x, FPU *)");
+                   sfpu * sfpu_weight(OpKind::Reciprocal) + elt * passes, "(SFPU 1/x, FPU *)",
+                   true);
   case OpKind::Maximum:
   case OpKind::Minimum:
   case OpKind::Equal:
@@ -861,12 +967,13 @@ OpEstimate CostModel::op_impl(OpKind kind, const Attrs& attrs, std::span<const T
     return eltwise(kind, attrs, inputs, output, sfpu * sfpu_weight(kind), "(SFPU)");
   case OpKind::AddRelu:
     return eltwise(kind, attrs, inputs, output, elt + sfpu * sfpu_weight(OpKind::Relu),
-                   "(FPU + SFPU)");
+                   "(FPU + SFPU)", true);
   case OpKind::FusedEltwise: {
     // The body's ops run back to back on each tile in DST.
     std::string body = attrs.get_or<std::string>("body", "");
     double cycles = 0;
     int ops = 0;
+    bool fpu = false; // a binary op in the body takes the tiles through the FPU
     for (size_t i = 0; i < body.size(); ++i) {
       if (body[i] != '(') continue;
       size_t j = i + 1;
@@ -874,6 +981,7 @@ OpEstimate CostModel::op_impl(OpKind kind, const Attrs& attrs, std::span<const T
       std::optional<OpKind> k = op_by_name(std::string_view(body).substr(i + 1, j - i - 1));
       if (!k) continue;
       ++ops;
+      fpu |= binary_fpu(*k);
       if (*k == OpKind::Add || *k == OpKind::Subtract)
         cycles += elt;
       else if (*k == OpKind::Multiply)
@@ -883,7 +991,7 @@ OpEstimate CostModel::op_impl(OpKind kind, const Attrs& attrs, std::span<const T
       else
         cycles += sfpu * std::max(1.0, sfpu_weight(*k));
     }
-    OpEstimate e = eltwise(kind, attrs, inputs, output, cycles, fmt::format("({} ops)", ops));
+    OpEstimate e = eltwise(kind, attrs, inputs, output, cycles, fmt::format("({} ops)", ops), fpu);
     e.circular_buffers += 1; // an intermediate buffer for the fused chain
     return e;
   }
@@ -983,19 +1091,26 @@ OpEstimate CostModel::op_impl(OpKind kind, const Attrs& attrs, std::span<const T
   case OpKind::Mean:
   case OpKind::Max: {
     // Reduction: the FPU reduces 16x16 per cycle, twice the eltwise rate; sum and mean pay
-    // fidelity passes, max does not. Its input tiles are the work.
-    double per_tile = elt / 2 * (kind == OpKind::Max ? 1 : passes);
+    // fidelity passes, max does not. Its input tiles are the work, each an FPU pass (at least
+    // kFpuPassFloorCycles, measured on exactly this pass); eltwise() adds the unpacking of one
+    // of them per output tile.
+    const double unpack_in =
+        static_cast<double>(tile_bytes(inputs[0].type.dtype)) / d.unpack_bytes_per_cycle;
+    double per_tile =
+        std::max(elt / 2 * (kind == OpKind::Max ? 1 : passes) + unpack_in, kFpuPassFloorCycles);
     auto t_in = tiles_2d(inputs[0].type.shape);
     auto t_out = tiles_2d(output.type.shape);
     double ratio = static_cast<double>(t_in[0] * t_in[1]) /
                    static_cast<double>(std::max<int64_t>(t_out[0] * t_out[1], 1));
-    return eltwise(kind, attrs, inputs, output, per_tile * ratio, "(FPU reduce)");
+    return eltwise(kind, attrs, inputs, output, per_tile * ratio - unpack_in, "(FPU reduce)");
   }
-  case OpKind::Softmax: {
-    double per_tile = 2 * (elt / 2) * passes + elt + elt * passes +
-                      sfpu * (sfpu_weight(OpKind::Exp) + sfpu_weight(OpKind::Reciprocal));
-    return eltwise(kind, attrs, inputs, output, per_tile, "(max, sub, exp, sum, 1/x, mul)");
-  }
+  case OpKind::Softmax:
+  case OpKind::LayerNorm:
+  case OpKind::RmsNorm:
+    // Over the last dim (ttnn permutes another softmax dim there first; the permute is not
+    // priced here).
+    if (inputs.empty()) break;
+    return row_wise(kind, attrs, inputs, output);
   case OpKind::Attention: {
     // ttnn's scaled_dot_product_attention is flash attention: each core takes query tile rows
     // of one head, streams that head's keys and values through L1 once, and per key tile
@@ -1047,18 +1162,6 @@ OpEstimate CostModel::op_impl(OpKind kind, const Attrs& attrs, std::span<const T
     bytes += l1_bytes_per_core(output.type, output.placement);
     e.l1_bytes_per_core = bytes;
     return e;
-  }
-  case OpKind::LayerNorm: {
-    // Two reductions (mean, variance), subtract, square, rsqrt, scale and shift.
-    double per_tile =
-        2 * (elt / 2) * passes + elt + 3 * elt * passes + sfpu * sfpu_weight(OpKind::Rsqrt);
-    return eltwise(kind, attrs, inputs, output, per_tile, "(mean, var, normalize)");
-  }
-  case OpKind::RmsNorm: {
-    // layer_norm without the mean and its subtraction: one reduction (the mean square),
-    // square, rsqrt, normalize and scale.
-    double per_tile = (elt / 2) * passes + 3 * elt * passes + sfpu * sfpu_weight(OpKind::Rsqrt);
-    return eltwise(kind, attrs, inputs, output, per_tile, "(mean square, normalize)");
   }
   case OpKind::RotaryEmbedding: {
     // Elementwise over x, reading cos and sin beside it: x * cos plus the half-row rotated x

@@ -266,21 +266,33 @@ TEST(OpCost, AttentionBeatsItsDecomposition) {
 }
 
 // rms_norm does layer_norm's work but the mean and its subtraction, in one launch: cheaper
-// than layer_norm and than its decomposition (square, mean, then the fused normalization).
+// than layer_norm, and than its decomposition (square, mean, then the normalization) when its
+// rows fill the grid. ttnn gives each core whole rows, so on 4 tile rows the fused kernel runs
+// on 4 cores while the decomposition's elementwise ops spread over all 64: the planner sees
+// the decomposition win there (and a sharded norm, row_kernel_test.cpp).
 TEST(OpCost, RmsNormBeatsItsDecomposition) {
   CostModel m(load_device("wormhole_b0"));
-  TensorType x = f32({1, 128, 2048}), w = f32({2048}), row = f32({1, 128, 1});
-  std::vector<TensorUse> xw{{x, l1()}, {w, l1()}}, xs{{x, l1()}}, rows{{row, l1()}};
-  std::vector<TensorUse> xx{{x, l1()}, {x, l1()}}, xr{{x, l1()}, {row, l1()}};
-  OpEstimate fused = m.op(OpKind::RmsNorm, {}, xw, {x, l1()});
-  EXPECT_LT(fused.us, m.op(OpKind::LayerNorm, {}, xw, {x, l1()}).us);
-  EXPECT_LT(fused.cost.compute_us, m.op(OpKind::LayerNorm, {}, xw, {x, l1()}).cost.compute_us);
-  double parts =
-      m.op(OpKind::Multiply, {}, xx, {x, l1()}).us + m.op(OpKind::Mean, {}, xs, {row, l1()}).us +
-      m.op(OpKind::Rsqrt, {}, rows, {row, l1()}).us + m.op(OpKind::Multiply, {}, xr, {x, l1()}).us +
-      m.op(OpKind::Multiply, {}, xw, {x, l1()}).us;
-  EXPECT_LT(fused.us, parts);
-  EXPECT_THAT(fused.cost.detail, ::testing::HasSubstr("(mean square, normalize)"));
+  auto parts_and_fused = [&](int64_t rows) {
+    TensorType x = f32({1, rows, 2048}), w = f32({2048}), row = f32({1, rows, 1});
+    std::vector<TensorUse> xw{{x, l1()}, {w, l1()}}, xs{{x, l1()}}, rs{{row, l1()}};
+    std::vector<TensorUse> xx{{x, l1()}, {x, l1()}}, xr{{x, l1()}, {row, l1()}};
+    OpEstimate fused = m.op(OpKind::RmsNorm, {}, xw, {x, l1()});
+    EXPECT_LT(fused.us, m.op(OpKind::LayerNorm, {}, xw, {x, l1()}).us);
+    EXPECT_LT(fused.cost.compute_us, m.op(OpKind::LayerNorm, {}, xw, {x, l1()}).cost.compute_us);
+    double parts =
+        m.op(OpKind::Multiply, {}, xx, {x, l1()}).us + m.op(OpKind::Mean, {}, xs, {row, l1()}).us +
+        m.op(OpKind::Rsqrt, {}, rs, {row, l1()}).us + m.op(OpKind::Multiply, {}, xr, {x, l1()}).us +
+        m.op(OpKind::Multiply, {}, xw, {x, l1()}).us;
+    return std::pair{fused, parts};
+  };
+  auto [wide, wide_parts] = parts_and_fused(2048);
+  EXPECT_EQ(wide.cores, 64u);
+  EXPECT_LT(wide.us, wide_parts);
+  EXPECT_THAT(wide.cost.detail,
+              ::testing::HasSubstr("(4 passes: square, mean square, x 1/sigma, gamma)"));
+  auto [few, few_parts] = parts_and_fused(128);
+  EXPECT_EQ(few.cores, 4u);
+  EXPECT_GT(few.us, few_parts);
 }
 
 // The rotary embedding is one elementwise pass over x reading cos and sin: cheaper than its

@@ -198,8 +198,15 @@ private:
   /// (Device::launch_us for matmul-class ops, stream_launch_us() for the rest).
   OpEstimate finish(double compute_us, double dram_us, double noc_us, double l1_us,
                     std::string detail, bool sharded_operands, double launch_us) const;
+  /// A tile-by-tile op: `cycles_per_tile` beside its operands' unpacking; an `fpu_pass` takes
+  /// at least kFpuPassFloorCycles a tile.
   OpEstimate eltwise(OpKind kind, const Attrs& attrs, std::span<const TensorUse> inputs,
-                     const TensorUse& output, double cycles_per_tile, std::string what) const;
+                     const TensorUse& output, double cycles_per_tile, std::string what,
+                     bool fpu_pass = false) const;
+  /// layer_norm, rms_norm and softmax over the last dim: whole rows per core, or the rows of
+  /// each shard, through ttnn's row kernel (row_kernel.h).
+  OpEstimate row_wise(OpKind kind, const Attrs& attrs, std::span<const TensorUse> inputs,
+                      const TensorUse& output) const;
   /// The grid a tile-by-tile op spreads `output`'s tiles over (its shard grid when sharded in
   /// L1, else the usable grid), the busy cores on it, and their smallest enclosing rectangle.
   struct Spread {
@@ -234,6 +241,16 @@ private:
 /// passes of 32 cycles, median 31. The same count on both architectures (their SFPUs issue
 /// one 32-lane instruction per cycle).
 inline constexpr double kTranscendentalSfpuPasses = 31;
+
+/// Cycles of the cheapest FPU pass over a tile in a ttnn compute kernel: each tile of a pass
+/// waits on the unpacker-to-math handshake, so a pass takes at least this per tile whatever its
+/// ideal unpack and FPU cycles. Measured: a sum reduce of one row of bf16 tiles from L1 (HiFi4,
+/// the simplest FPU pass, its one result packed once) adds 156 ns per tile on Wormhole at
+/// 1 GHz (tenstorrent/tt-metal ttnn/ttnn/operations/examples/compute_fusion/report.md,
+/// reduce_recip fused: 2554.5, 4428.7 and 11913.9 ns for 4, 16 and 64 tiles; 156.2 and 155.9 ns
+/// per tile between them); the ideal is 48 (unpack 32, FPU 16). Blackhole is assumed to take
+/// the same cycles (no measurement found).
+inline constexpr double kFpuPassFloorCycles = 156;
 
 /// SFPU passes over a tile of ttnn's default GELU, a six-piece lookup table: five instructions
 /// per element row (load, x * 0.5, SFPLUTFP32, add, store; tenstorrent/tt-llk

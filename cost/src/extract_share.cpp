@@ -13,8 +13,11 @@ namespace tilesat::cost {
 namespace {
 
 constexpr double kUnreached = std::numeric_limits<double>::infinity();
-// Objective evaluations the single-class switches may spend in one refinement.
-constexpr size_t kSwitchBudget = 20000;
+// Work the single-class switches may spend in one refinement, in classes visited: each switch
+// is evaluated on the whole objective, so a problem of n classes gets kSwitchWork / n
+// switches (a few hundred thousand on a model layer, a hundred on a 20k-class graph), at
+// most kMaxSwitches.
+constexpr size_t kSwitchWork = 2'000'000, kMaxSwitches = 20'000;
 
 // The problem's classes in an order, with each configuration's operands as positions in it.
 struct Indexed {
@@ -310,7 +313,8 @@ SharedRefinement refine_shared(const ExtractionProblem& problem, const Assignmen
   // Two orders, each round: the problem's operands-first order, fixed, and one that follows
   // the current assignment from the results (which can use the other direction of a cycle).
   const Indexed operands_first(problem, problem.order);
-  size_t switch_budget = kSwitchBudget;
+  size_t switch_budget =
+      std::min(kMaxSwitches, kSwitchWork / std::max<size_t>(problem.classes.size(), 1));
   for (size_t round = 0; round < max_rounds; ++round) {
     bool better = false;
     const Indexed following(problem, from_results(operands_first, out.assignment));

@@ -15,8 +15,12 @@
 // plan take it in the direction it uses); and in each, with three sets of shares: the
 // assignment's readers, those with the classes the assignment does not read shared by every
 // class that could read them (a merged product its slices would share), and every class
-// shared by all its possible readers (a start that does not depend on the assignment). Each
-// round only reads the recorded problem (no cost model calls), and the objective never rises.
+// shared by all its possible readers (a start that does not depend on the assignment). When
+// no share set helps, single classes are switched to their other e-nodes and each switch is
+// kept when the whole objective falls (what newly reached classes need filled from the
+// shared tables): a decomposition whose operands other readers already pay for, which no
+// share set prices right. Each round only reads the recorded problem (no cost model calls),
+// and the objective never rises.
 //
 //   SharedRefinement r = refine_shared(problem, dp_assignment);
 //   r.objective;   // <= objective(problem, dp_assignment)

@@ -271,7 +271,7 @@ bool switch_pass(const ExtractionProblem& problem, const Indexed& ix, const Shar
     auto it = out.assignment.find(ix.cls[i]);
     if (it == out.assignment.end()) continue;
     const std::vector<NodeConfig>& configs = ix.pc[i]->configs;
-    const NodeConfig current = configs[it->second];
+    const NodeConfig& current = configs[it->second];
     // Per other e-node, its configuration into the current placement, else its cheapest.
     std::unordered_map<egraph::NodeId, uint32_t> pick;
     for (uint32_t j = 0; j < configs.size(); ++j) {

@@ -15,11 +15,14 @@
 #include "tilesat/rewrites/repeat_interleave.h"
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <fmt/format.h>
 #include <limits>
+#include <map>
 #include <memory>
+#include <span>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -57,35 +60,76 @@ struct Estimate {
   int64_t l1_bytes_per_core = 0, circular_buffers = 0;
   bool view = false;
 };
-struct EstimateKey {
-  egraph::NodeId node;
-  std::vector<Placement> places; // the result's, then each operand's
-  friend bool operator==(const EstimateKey&, const EstimateKey&) = default;
-};
-struct EstimateHash {
-  size_t operator()(const EstimateKey& k) const {
-    size_t h = std::hash<uint64_t>{}(static_cast<uint64_t>(k.node));
-    auto mix = [&](int64_t v) {
-      h ^= std::hash<int64_t>{}(v) + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-    };
-    for (const Placement& p : k.places) {
-      mix(static_cast<int64_t>(p.layout) | static_cast<int64_t>(p.buffer) << 4 |
-          static_cast<int64_t>(p.memory) << 8);
-      mix(static_cast<int64_t>(p.grid.rows) << 16 | p.grid.cols);
-      mix(p.shard_shape[0]);
-      mix(p.shard_shape[1]);
+// Estimates by e-node and placements (the result's, then each operand's). Placements are
+// numbered when first seen, so a key is a node and a few small numbers held in place: a
+// million-op graph keeps tens of millions of estimates, and a key with its own heap vector of
+// placements cost a third of the DP's time in allocation and cache misses.
+//   EstimateCache cache;
+//   const std::optional<Estimate>& e = cache.get(n, out, uses, [&] { return price(); });
+class EstimateCache {
+public:
+  template <class Compute>
+  const std::optional<Estimate>& get(egraph::NodeId n, const Placement& out,
+                                     std::span<const TensorUse> uses, Compute compute) {
+    if (uses.size() + 1 <= kInline) {
+      Key key{n, {}};
+      key.ids.fill(kNone);
+      key.ids[0] = id_of(out);
+      for (size_t i = 0; i < uses.size(); ++i) key.ids[i + 1] = id_of(uses[i].placement);
+      auto it = small_.find(key);
+      if (it == small_.end()) it = small_.emplace(key, compute()).first;
+      return it->second;
     }
-    return h;
+    std::pair<egraph::NodeId, std::vector<uint32_t>> key{n, {id_of(out)}};
+    for (const TensorUse& u : uses) key.second.push_back(id_of(u.placement));
+    auto it = large_.find(key);
+    if (it == large_.end()) it = large_.emplace(std::move(key), compute()).first;
+    return it->second;
   }
+
+private:
+  static constexpr size_t kInline = 6; // the result and up to five operands
+  static constexpr uint32_t kNone = ~uint32_t{0};
+  struct Key {
+    egraph::NodeId node;
+    std::array<uint32_t, kInline> ids;
+    friend bool operator==(const Key&, const Key&) = default;
+  };
+  struct KeyHash {
+    size_t operator()(const Key& k) const {
+      uint64_t h = 0xcbf29ce484222325ULL ^ k.node;
+      for (uint32_t id : k.ids) h = (h ^ id) * 0x100000001b3ULL;
+      return static_cast<size_t>(h ^ (h >> 29));
+    }
+  };
+  struct PlacementHash {
+    size_t operator()(const Placement& p) const {
+      uint64_t h = 0xcbf29ce484222325ULL;
+      for (uint64_t v :
+           {static_cast<uint64_t>(p.layout) | static_cast<uint64_t>(p.buffer) << 4 |
+                static_cast<uint64_t>(p.memory) << 8,
+            uint64_t{p.grid.rows} << 32 | p.grid.cols, static_cast<uint64_t>(p.shard_shape[0]),
+            static_cast<uint64_t>(p.shard_shape[1])})
+        h = (h ^ v) * 0x100000001b3ULL;
+      return static_cast<size_t>(h ^ (h >> 29));
+    }
+  };
+  uint32_t id_of(const Placement& p) {
+    return ids_.try_emplace(p, static_cast<uint32_t>(ids_.size())).first->second;
+  }
+
+  std::unordered_map<Placement, uint32_t, PlacementHash> ids_;
+  std::unordered_map<Key, std::optional<Estimate>, KeyHash> small_;
+  std::map<std::pair<egraph::NodeId, std::vector<uint32_t>>, std::optional<Estimate>> large_;
 };
-using EstimateCache = std::unordered_map<EstimateKey, std::optional<Estimate>, EstimateHash>;
 
 class Dp {
 public:
   /// `shared` keeps estimates of every op but reshapes (whose price depends on
   /// CostOptions::reshape_views) for another run over the same e-graph and device.
   Dp(const rewrites::TensorEGraph& teg, const CostModel& model, EstimateCache* shared = nullptr)
-      : teg_(teg), model_(model), shared_(shared ? shared : &own_) {}
+      : teg_(teg), model_(model.device(), figures_only(model.options())),
+        shared_(shared ? shared : &own_) {}
 
   /// With `record`, each pass also records every configuration it evaluates (the last pass's,
   /// at the fixed point, stay: problem()).
@@ -341,21 +385,18 @@ private:
   // model_.op of e-node `n` (rethrowing its Error on every call), remembered.
   Estimate estimate(egraph::NodeId n, OpKind kind, const Attrs& attrs,
                     std::span<const TensorUse> uses, const TensorUse& out) {
-    EstimateKey key{n, {out.placement}};
-    for (const TensorUse& u : uses) key.places.push_back(u.placement);
     EstimateCache& cache = kind == OpKind::Reshape ? own_ : *shared_;
-    auto it = cache.find(key);
-    if (it == cache.end()) {
-      std::optional<Estimate> value;
+    const std::optional<Estimate>& value = cache.get(n, out.placement, uses, [&] {
+      std::optional<Estimate> v;
       try {
         OpEstimate e = model_.op(kind, attrs, uses, out);
-        value = Estimate{e.us, e.l1_bytes_per_core, e.circular_buffers, is_view(e.cost)};
+        v = Estimate{e.us, e.l1_bytes_per_core, e.circular_buffers, is_view(e.cost)};
       } catch (const Error&) {
       }
-      it = cache.emplace(std::move(key), value).first;
-    }
-    if (!it->second) throw Error("no kernel for this variant");
-    return *it->second;
+      return v;
+    });
+    if (!value) throw Error("no kernel for this variant");
+    return *value;
   }
 
   // Whether an op estimated at `e` fits the device's L1 and circular buffers.
@@ -525,8 +566,13 @@ private:
     return true;
   }
 
+  static CostOptions figures_only(CostOptions o) {
+    o.details = false;
+    return o;
+  }
+
   const rewrites::TensorEGraph& teg_;
-  const CostModel& model_;
+  const CostModel model_; // the caller's without the accounts in words
   EstimateCache own_;
   EstimateCache* shared_;
   std::unordered_map<egraph::Id, ClassState> state_;

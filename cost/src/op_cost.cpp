@@ -275,8 +275,9 @@ OpEstimate CostModel::finish(double compute_us, double dram_us, double noc_us, d
     c.dominant = "noc";
   else
     c.dominant = "l1";
-  c.detail = fmt::format("{}; compute {:.2f} dram {:.2f} noc {:.2f} l1 {:.2f} dispatch {:.2f} us",
-                         detail, compute_us, dram_us, noc_us, l1_us, c.dispatch_us);
+  if (options_.details)
+    c.detail = fmt::format("{}; compute {:.2f} dram {:.2f} noc {:.2f} l1 {:.2f} dispatch {:.2f} us",
+                           detail, compute_us, dram_us, noc_us, l1_us, c.dispatch_us);
   return e;
 }
 
@@ -553,37 +554,40 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
     else
       compute_us += tail_us;
   }
-  std::string detail =
-      fmt::format("matmul {}x{}x{} = {}x{}x{} tiles on {}x{} cores{}, {}x{} tiles per core, "
-                  "subblock {}x{}, {:.0f} tile products x {:.1f} cycles ({:.0f} FPU {}, {:.1f} "
-                  "unpack)",
-                  m.m, m.k, m.n, mt, kt, nt, rows_used, cols_used,
-                  m.mcast == MatmulMcast::In0Row1D   ? " (1-D in0 multicast)"
-                  : m.mcast == MatmulMcast::In1Col1D ? " (1-D in1 multicast)"
-                                                     : "",
-                  b.per_core_m, b.per_core_n, b.out_subblock_h, b.out_subblock_w, tiles,
-                  products / std::max(tiles, 1.0),
-                  d.fpu_matmul_cycles_per_tile[static_cast<size_t>(m.fidelity)],
-                  fidelity_name(m.fidelity), unpack_per_tile);
-  if (m.epilogue_cycles_per_tile > 0)
-    detail += fmt::format(", epilogue {:.0f} cycles per output tile", m.epilogue_cycles_per_tile);
-  if (spill > 0) detail += fmt::format(", {:.0f} cycles reloading partial sums", spill);
-  if (gather_hs)
-    detail += fmt::format(", {} inner blocks each waiting for its {}", blocks, gathered.detail);
-  if (gather_bs_rows)
-    detail += fmt::format(", {} inner blocks of {} tiles over the kernel rows of a column's "
-                          "channels: {}",
-                          blocks, b.in0_block_w, bs_parts.detail);
-  if (rounds.round_us > 0) detail += fmt::format(", {}", rounds.detail);
-  if (out_blocks > 1)
-    detail += fmt::format(", streamed in {} output blocks of {}x{} tiles (in0 read {}x, in1 {}x)",
-                          out_blocks, b.out_block_h, b.out_block_w, blocks_n, blocks_m);
-  if (!m.in0_l1 && !one_d)
-    detail += fmt::format(", {} inner blocks each waiting for the slower of its compute and a "
-                          "{:.2f} us DRAM fetch",
-                          blocks, fetch_us);
-  if (tail_us > 0)
-    detail += fmt::format(", then {:.2f} us writing the last output block to DRAM", tail_us);
+  std::string detail;
+  if (options_.details) {
+    detail =
+        fmt::format("matmul {}x{}x{} = {}x{}x{} tiles on {}x{} cores{}, {}x{} tiles per core, "
+                    "subblock {}x{}, {:.0f} tile products x {:.1f} cycles ({:.0f} FPU {}, {:.1f} "
+                    "unpack)",
+                    m.m, m.k, m.n, mt, kt, nt, rows_used, cols_used,
+                    m.mcast == MatmulMcast::In0Row1D   ? " (1-D in0 multicast)"
+                    : m.mcast == MatmulMcast::In1Col1D ? " (1-D in1 multicast)"
+                                                       : "",
+                    b.per_core_m, b.per_core_n, b.out_subblock_h, b.out_subblock_w, tiles,
+                    products / std::max(tiles, 1.0),
+                    d.fpu_matmul_cycles_per_tile[static_cast<size_t>(m.fidelity)],
+                    fidelity_name(m.fidelity), unpack_per_tile);
+    if (m.epilogue_cycles_per_tile > 0)
+      detail += fmt::format(", epilogue {:.0f} cycles per output tile", m.epilogue_cycles_per_tile);
+    if (spill > 0) detail += fmt::format(", {:.0f} cycles reloading partial sums", spill);
+    if (gather_hs)
+      detail += fmt::format(", {} inner blocks each waiting for its {}", blocks, gathered.detail);
+    if (gather_bs_rows)
+      detail += fmt::format(", {} inner blocks of {} tiles over the kernel rows of a column's "
+                            "channels: {}",
+                            blocks, b.in0_block_w, bs_parts.detail);
+    if (rounds.round_us > 0) detail += fmt::format(", {}", rounds.detail);
+    if (out_blocks > 1)
+      detail += fmt::format(", streamed in {} output blocks of {}x{} tiles (in0 read {}x, in1 {}x)",
+                            out_blocks, b.out_block_h, b.out_block_w, blocks_n, blocks_m);
+    if (!m.in0_l1 && !one_d)
+      detail += fmt::format(", {} inner blocks each waiting for the slower of its compute and a "
+                            "{:.2f} us DRAM fetch",
+                            blocks, fetch_us);
+    if (tail_us > 0)
+      detail += fmt::format(", then {:.2f} us writing the last output block to DRAM", tail_us);
+  }
   // A matmul's launch also fills its multicast pipeline (the first blocks' fetch); a gathered
   // conv pays its first block's fetch in the compute above, and keeps a kernel's fixed time.
   OpEstimate e = finish(compute_us, dram_us, noc_us, 0, detail, m.in0_sharded || m.out_sharded,
@@ -666,18 +670,22 @@ OpEstimate CostModel::eltwise(OpKind kind, const Attrs& /*attrs*/,
                    std::all_of(inputs.begin(), inputs.end(), [](const TensorUse& in) {
                      return in.placement.layout == Layout::RowMajor;
                    });
-  std::string work = fmt::format("{} tiles on {} cores, {} per core x {:.1f} cycles", tiles, cores,
-                                 per_core, tile_cycles);
+  std::string work;
+  if (options_.details)
+    work = fmt::format("{} tiles on {} cores, {} per core x {:.1f} cycles", tiles, cores, per_core,
+                       tile_cycles);
   if (rows_only) {
     compute_us = 0;
     what = "(row-major copy)";
-    work = fmt::format("{} bytes of rows in, {} out, on {} cores", in_rows_bytes(inputs),
-                       tensor_bytes(output.type, Layout::RowMajor), cores);
+    if (options_.details)
+      work = fmt::format("{} bytes of rows in, {} out, on {} cores", in_rows_bytes(inputs),
+                         tensor_bytes(output.type, Layout::RowMajor), cores);
   }
-  OpEstimate e = finish(
-      compute_us, dram, noc, l1,
-      fmt::format("{} {}: {}, output {}", op_name(kind), what, work, short_place(output.placement)),
-      sharded, stream_launch_us(d));
+  OpEstimate e = finish(compute_us, dram, noc, l1,
+                        options_.details ? fmt::format("{} {}: {}, output {}", op_name(kind), what,
+                                                       work, short_place(output.placement))
+                                         : std::string(),
+                        sharded, stream_launch_us(d));
   e.cores = static_cast<uint32_t>(cores);
   e.grid = sp.busy;
   // Two-tile double-buffered circular buffers per operand and for the result, plus the
@@ -1241,11 +1249,12 @@ OpEstimate CostModel::to_layout(const TensorType& type, const Placement& from,
   double cycles = d.fpu_eltwise_cycles_per_tile;
   std::array<TensorUse, 1> ins{in};
   e = eltwise(OpKind::Typecast, {}, ins, out, cycles, "");
-  e.cost.detail =
-      fmt::format("to_layout {} {} -> {} {}: ", from.layout == Layout::Tile ? "tile" : "row_major",
-                  short_place(from), to.layout == Layout::Tile ? "tile" : "row_major",
-                  short_place(to)) +
-      e.cost.detail.substr(e.cost.detail.find(':') + 2);
+  if (options_.details)
+    e.cost.detail =
+        fmt::format(
+            "to_layout {} {} -> {} {}: ", from.layout == Layout::Tile ? "tile" : "row_major",
+            short_place(from), to.layout == Layout::Tile ? "tile" : "row_major", short_place(to)) +
+        e.cost.detail.substr(e.cost.detail.find(':') + 2);
   return e;
 }
 

@@ -479,6 +479,37 @@ TEST(OpCost, EveryOpKindHasAnEstimate) {
   EXPECT_THROW(m.op(OpKind::Argument, {}, {}, {t, l1()}), Error);
 }
 
+// Extraction prices candidates without their accounts in words: the figures must not change.
+TEST(OpCost, FiguresWithoutTheAccountsAreTheSame) {
+  CostOptions quiet;
+  quiet.details = false;
+  for (const char* name : {"wormhole_b0", "blackhole_p150"}) {
+    CostModel full(load_device(name)), figures(load_device(name), quiet);
+    TensorType t = f32({256, 512}), w = f32({512, 256}), o = f32({256, 256}), g = f32({512});
+    Placement dram = dram_tile_placement();
+    std::vector<std::tuple<OpKind, std::vector<TensorUse>, TensorUse>> cases = {
+        {OpKind::Add, {{t, l1()}, {t, dram}}, {t, l1()}},
+        {OpKind::Exp, {{t, dram}}, {t, dram}},
+        {OpKind::Matmul, {{t, dram}, {w, dram}}, {o, dram}},
+        {OpKind::Linear, {{t, l1()}, {w, dram}, {f32({256}), dram}}, {o, l1()}},
+        {OpKind::LayerNorm, {{t, dram}, {g, dram}, {g, dram}}, {t, dram}},
+        {OpKind::Softmax, {{t, l1()}}, {t, l1()}},
+        {OpKind::Sum, {{t, dram}}, {f32({256, 1}), dram}}};
+    for (const auto& [kind, ins, out] : cases) {
+      OpEstimate a = full.op(kind, {}, ins, out), b = figures.op(kind, {}, ins, out);
+      EXPECT_DOUBLE_EQ(a.us, b.us) << op_name(kind) << " on " << name;
+      EXPECT_EQ(a.l1_bytes_per_core, b.l1_bytes_per_core) << op_name(kind);
+      EXPECT_EQ(a.circular_buffers, b.circular_buffers) << op_name(kind);
+      EXPECT_EQ(a.cost.dominant, b.cost.dominant) << op_name(kind);
+      EXPECT_FALSE(a.cost.detail.empty()) << op_name(kind);
+      EXPECT_TRUE(b.cost.detail.empty()) << op_name(kind);
+    }
+    Placement rows{Layout::RowMajor, BufferType::DRAM, MemoryLayout::Interleaved, {}, {0, 0}};
+    EXPECT_DOUBLE_EQ(full.to_layout(t, rows, l1()).us, figures.to_layout(t, rows, l1()).us);
+    EXPECT_TRUE(figures.to_layout(t, rows, l1()).cost.detail.empty());
+  }
+}
+
 TEST(OpCost, ComparisonsAndWhereAreOneSfpuPass) {
   CostModel m(load_device("wormhole_b0"));
   TensorType t = f32({256, 256});

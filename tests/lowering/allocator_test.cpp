@@ -9,6 +9,34 @@
 namespace tilesat::lowering {
 namespace {
 
+// Every pair, the obvious way: the reference for the indexed check.
+bool any_pair_overlaps(const std::vector<BufferRequest>& r, const std::vector<uint64_t>& at) {
+  for (size_t i = 0; i < r.size(); ++i)
+    for (size_t j = i + 1; j < r.size(); ++j)
+      if (r[i].bytes > 0 && r[j].bytes > 0 && r[i].conflicts(r[j]) && at[i] < at[j] + r[j].bytes &&
+          at[j] < at[i] + r[i].bytes)
+        return true;
+  return false;
+}
+
+std::vector<BufferRequest> random_requests(std::mt19937& rng, int n, uint32_t positions) {
+  std::vector<BufferRequest> r;
+  for (int i = 0; i < n; ++i) {
+    auto a = static_cast<uint32_t>(rng() % positions);
+    // Mostly short lifetimes, some to the end (weights and inputs are pinned).
+    uint32_t b = rng() % 8 == 0
+                     ? positions - 1
+                     : std::min<uint32_t>(positions - 1, a + static_cast<uint32_t>(rng() % 6));
+    auto r0 = static_cast<uint32_t>(rng() % 3), c0 = static_cast<uint32_t>(rng() % 3);
+    r.push_back({"v" + std::to_string(i),
+                 rng() % 10 == 0 ? 0 : 64 + rng() % 5000,
+                 a,
+                 b,
+                 {r0, c0, r0 + 1 + static_cast<uint32_t>(rng() % 2), c0 + 1}});
+  }
+  return r;
+}
+
 TEST(Allocator, ReusesSpaceOfDeadBuffers) {
   std::vector<BufferRequest> r = {
       {"a", 1000, 0, 1, {}}, {"b", 1000, 2, 3, {}}, {"c", 100, 1, 2, {}}};
@@ -48,20 +76,32 @@ TEST(Allocator, DisjointCoresMayShareAddresses) {
 TEST(Allocator, RandomLifetimesNeverOverlap) {
   std::mt19937 rng(7);
   for (int round = 0; round < 50; ++round) {
-    std::vector<BufferRequest> r;
-    for (int i = 0; i < 40; ++i) {
-      auto a = static_cast<uint32_t>(rng() % 30), b = a + static_cast<uint32_t>(rng() % 6);
-      auto r0 = static_cast<uint32_t>(rng() % 3), c0 = static_cast<uint32_t>(rng() % 3);
-      r.push_back({"v" + std::to_string(i),
-                   64 + rng() % 5000,
-                   a,
-                   b,
-                   {r0, c0, r0 + 1 + static_cast<uint32_t>(rng() % 2), c0 + 1}});
-    }
+    std::vector<BufferRequest> r = random_requests(rng, 40 + round * 4, 30);
     std::vector<uint64_t> at = allocate_buffers(r, uint64_t{1} << 30, 64, "L1");
+    EXPECT_FALSE(any_pair_overlaps(r, at)) << "round " << round;
     EXPECT_NO_THROW(check_no_overlap(r, at));
     for (uint64_t a : at) EXPECT_EQ(a % 64, 0u);
   }
+}
+
+TEST(Allocator, CheckAgreesWithEveryPair) {
+  // Addresses drawn from a small range so that about half the sets overlap somewhere.
+  std::mt19937 rng(11);
+  int overlapping = 0;
+  for (int round = 0; round < 200; ++round) {
+    std::vector<BufferRequest> r = random_requests(rng, 12, 20);
+    std::vector<uint64_t> at;
+    for (size_t i = 0; i < r.size(); ++i) at.push_back(rng() % 40000);
+    bool expected = any_pair_overlaps(r, at);
+    overlapping += expected;
+    if (expected) {
+      EXPECT_THROW(check_no_overlap(r, at), InternalError) << "round " << round;
+    } else {
+      EXPECT_NO_THROW(check_no_overlap(r, at)) << "round " << round;
+    }
+  }
+  EXPECT_GT(overlapping, 20);
+  EXPECT_LT(overlapping, 180);
 }
 
 TEST(Allocator, OverflowNamesTheBuffer) {

@@ -159,6 +159,10 @@ struct CostOptions {
   /// placement kept) is a view with no kernel, as ttnn runs it. Off: every reshape is a copy
   /// (extract_plan's second start, extract.h).
   bool reshape_views = true;
+  /// Each estimate's account in words (CostBreakdown::detail). Off, the detail is left empty
+  /// and only the figures are computed: extraction prices millions of candidate
+  /// configurations and reads none of their accounts.
+  bool details = true;
 };
 
 class CostModel {

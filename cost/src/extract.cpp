@@ -708,15 +708,28 @@ Plan extract_plan(const rewrites::TensorEGraph& teg, const CostModel& model,
   const bool record = exact || teg.egraph.num_classes() <= kMaxBoundedClasses;
   DpOutcome dp;
   EstimateCache estimates; // both starts' op estimates but their reshapes
+  ExtractionReport rep;
+  auto since = [](std::chrono::steady_clock::time_point start) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  };
   try {
+    const auto dp_start = std::chrono::steady_clock::now();
     dp = run_dp(teg, model, record, &estimates);
+    rep.dp_seconds += since(dp_start);
   } catch (const Error&) {
     // No variant of some op fits: planning the shortest program names the op and its bytes.
     plan_graph(rewrites::extract_fewest_ops(teg), model);
     throw;
   }
-  Plan plan = plan_graph(rewrites::to_graph(teg, dp.selection.select), model);
-  ExtractionReport rep;
+  // Planning a candidate selection (placing it, Z3's matmul blockings), timed.
+  auto plan_of = [&](auto&& plan_it) {
+    const auto start = std::chrono::steady_clock::now();
+    auto planned = plan_it();
+    rep.plan_seconds += since(start);
+    return planned;
+  };
+  Plan plan =
+      plan_of([&] { return plan_graph(rewrites::to_graph(teg, dp.selection.select), model); });
   std::optional<double> dp_objective;
   if (record) {
     dp_objective = objective(dp.problem, dp.assignment);
@@ -726,17 +739,17 @@ Plan extract_plan(const rewrites::TensorEGraph& teg, const CostModel& model,
     const auto refine_start = std::chrono::steady_clock::now();
     SharedRefinement shared =
         options.share_refinement ? refine_shared(dp.problem, dp.assignment) : SharedRefinement{};
+    rep.shared_seconds = since(refine_start);
     rep.shared_rounds = shared.rounds;
     if (shared.rounds > 0)
-      if (std::optional<Plan> refined =
-              plan_selection(teg, model, selection_of(dp.problem, shared.assignment));
+      if (std::optional<Plan> refined = plan_of([&] {
+            return plan_selection(teg, model, selection_of(dp.problem, shared.assignment));
+          });
           refined && refined->predicted_total_us <= plan.predicted_total_us + 1e-9) {
         plan = std::move(*refined);
         dp_objective = shared.objective;
         dp.assignment = std::move(shared.assignment);
       }
-    rep.shared_seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - refine_start).count();
     rep.lower_bound = path_lower_bound(dp.problem);
     rep.bound = "path";
     if (double m = mandatory_lower_bound(dp.problem); m > rep.lower_bound) {
@@ -753,13 +766,17 @@ Plan extract_plan(const rewrites::TensorEGraph& teg, const CostModel& model,
     copies.reshape_views = false;
     const CostModel coarse(model.device(), copies);
     std::optional<DpOutcome> alt;
+    const auto dp_start = std::chrono::steady_clock::now();
     try {
       alt = run_dp(teg, coarse, true, &estimates);
     } catch (const Error&) {
       // Reshapes as copies may not fit where views did: the first start stands.
     }
+    rep.dp_seconds += since(dp_start);
     std::optional<Plan> other;
-    if (alt) other = plan_selection(teg, model, selection_of(alt->problem, alt->assignment));
+    if (alt)
+      other = plan_of(
+          [&] { return plan_selection(teg, model, selection_of(alt->problem, alt->assignment)); });
     if (other && other->predicted_total_us < plan.predicted_total_us - 1e-9) {
       plan = std::move(*other);
       rep.copy_start_taken = true;
@@ -794,8 +811,9 @@ Plan extract_plan(const rewrites::TensorEGraph& teg, const CostModel& model,
     }
     if (z3.assignment) {
       rep.exact_objective = z3.objective;
-      if (std::optional<Plan> better =
-              plan_selection(teg, model, selection_of(dp.problem, *z3.assignment))) {
+      if (std::optional<Plan> better = plan_of([&] {
+            return plan_selection(teg, model, selection_of(dp.problem, *z3.assignment));
+          })) {
         rep.exact_planned_us = better->predicted_total_us;
         if (better->predicted_total_us < plan.predicted_total_us - 1e-9) {
           plan = std::move(*better);
@@ -812,7 +830,9 @@ Plan extract_plan(const rewrites::TensorEGraph& teg, const CostModel& model,
                         : chosen > 0 ? std::clamp((chosen - rep.lower_bound) / chosen, 0.0, 1.0)
                                      : 0.0;
   rep.gap = plan.optimality_gap;
+  const auto legality_start = std::chrono::steady_clock::now();
   require_legal(plan, model);
+  rep.legality_seconds = since(legality_start);
   if (report) *report = rep;
   return plan;
 }

@@ -43,6 +43,7 @@ struct Options {
   std::vector<std::string> rule_sets;  // opt: shipped rule sets; empty = all of them
   std::vector<std::string> rule_files; // opt: user rule files
   bool stats = false;                  // opt: print the runner's report
+  bool timing = false;                 // opt: print each phase's wall time
   bool explain = false;                // opt: print why each result is what it is
   std::optional<size_t> iter_limit;    // opt: runner limits (unset: the runner's defaults)
   std::optional<size_t> node_limit;
@@ -115,8 +116,11 @@ bool is_per_chip_graph(const Graph& g);
 /// What `opt` and `check` plan for `g` on the model's device: a per-chip graph, or any graph
 /// on one chip, as written (optimize_for_device); any other graph on a mesh device partitioned
 /// over its chips (optimize_for_mesh, with the rules' mesh lines).
+/// With `times`, the phases' wall time is added to it (saturate, extract and its parts, the
+/// L1 address check).
 cost::DevicePlanResult plan_for_device(const Options& o, const Graph& g, const SelectedRules& rules,
-                                       const cost::CostModel& model);
+                                       const cost::CostModel& model,
+                                       class PhaseTimes* times = nullptr);
 /// Default e-graph node limit: 10000, or 4 nodes per node of the graph when that is more.
 inline constexpr size_t kDefaultNodeLimit = 10'000;
 /// The saturation limits of `--iter-limit`, `--node-limit` and `--time-limit` for graph `g`.

@@ -173,6 +173,13 @@ const Flag kFlags[] = {
      }},
     {"opt",
      [](CLI::App& a, Options& o) {
+       a.add_flag("--timing", o.timing,
+                  "print the wall time of each phase to standard error: load, saturate, "
+                  "extract (the dynamic program, the sharing refinement, exact extraction, the "
+                  "legality check), the L1 address check, emit");
+     }},
+    {"opt",
+     [](CLI::App& a, Options& o) {
        a.add_flag("--explain", o.explain,
                   "print, to standard error, the rewrites behind each result and the matches "
                   "guards declined");

@@ -12,6 +12,7 @@
 #include "tilesat/lowering/lower.h"
 #include "tilesat/rewrites/optimize.h"
 #include "tilesat/rewrites/rule_sets.h"
+#include "timing.h"
 
 #include <chrono>
 #include <fmt/format.h>
@@ -101,17 +102,30 @@ constexpr int kPlanAttempts = 5;
 } // namespace
 
 cost::DevicePlanResult plan_for_device(const Options& o, const Graph& g, const SelectedRules& rules,
-                                       const cost::CostModel& model) {
+                                       const cost::CostModel& model, PhaseTimes* times) {
   // The planner keeps each op's L1 within the device by per-core sums; the lowering's
   // allocator must also find addresses, which can fail when L1 is nearly full (buffers on
   // different core ranges fragment it). Such a plan is planned again with a little L1 held
   // back (2%, 4%, ... of the usable L1), so every plan printed also lowers. Other lowering
   // errors are left for the commands that lower to report.
-  cost::DevicePlanResult planned = plan_once(o, g, rules, model);
+  PhaseTimes unused;
+  PhaseTimes& t = times ? *times : unused;
+  auto plan = [&](const cost::CostModel& m) {
+    cost::DevicePlanResult r = t.time("plan", [&] { return plan_once(o, g, rules, m); });
+    const cost::ExtractionReport& x = r.extraction;
+    t.add("saturate", r.report.total_seconds, 1);
+    t.add("dynamic program", x.dp_seconds, 1);
+    t.add("sharing refinement", x.shared_seconds, 1);
+    t.add("exact extraction", x.exact_seconds, 1);
+    t.add("planning selections", x.plan_seconds, 1);
+    t.add("legality check", x.legality_seconds, 1);
+    return r;
+  };
+  cost::DevicePlanResult planned = plan(model);
   const lowering::DeviceSummary summary = lowering::DeviceSummary::of(model.device());
   for (int attempt = 1;; ++attempt) {
     try {
-      (void)lowering::lower_plan(planned.plan, summary);
+      t.time("L1 address check", [&] { (void)lowering::lower_plan(planned.plan, summary); });
       return planned;
     } catch (const lowering::AllocationError&) {
       if (attempt == kPlanAttempts) throw;
@@ -121,7 +135,7 @@ cost::DevicePlanResult plan_for_device(const Options& o, const Graph& g, const S
     cost::Device less = model.device();
     less.l1_reserved_bytes += static_cast<int64_t>(
         kL1HoldBack * attempt * static_cast<double>(model.device().usable_l1_bytes()));
-    planned = plan_once(o, g, rules, cost::CostModel(less, model.options()));
+    planned = plan(cost::CostModel(less, model.options()));
   }
 }
 
@@ -156,20 +170,30 @@ int run_opt(const Options& o) {
   rewrites::OptimizeOptions options;
   options.explain = o.explain;
   std::map<std::string, Tensor, std::less<>> weights; // an ONNX model's initializers
-  SourceFile file = load_input(o, &weights);
-  apply_compile_options(file, o);
-  if (!o.device.empty() || o.emit != "ttir" || !o.report_file.empty() || !o.program_file.empty())
-    return run_opt_plan(o, rules, file, weights);
+  PhaseTimes times;
+  SourceFile file = times.time("load", [&] {
+    SourceFile f = load_input(o, &weights);
+    apply_compile_options(f, o);
+    return f;
+  });
+  if (!o.device.empty() || o.emit != "ttir" || !o.report_file.empty() || !o.program_file.empty()) {
+    int status = run_opt_plan(o, rules, file, weights, &times);
+    if (o.timing) fmt::print(stderr, "{}", times.table());
+    return status;
+  }
   for (Module& m : file.modules) {
     for (Graph& g : m.functions) {
       options.runner = runner_config(o, g);
-      rewrites::OptimizeResult r = rewrites::optimize(g, rules.rewrites, options);
+      rewrites::OptimizeResult r =
+          times.time("optimize", [&] { return rewrites::optimize(g, rules.rewrites, options); });
+      times.add("saturate", r.report.total_seconds, 1);
       if (o.stats) fmt::print(stderr, "// @{}\n{}", g.name(), r.report.to_table());
       if (o.explain) fmt::print(stderr, "// @{}\n{}", g.name(), r.explanation);
       g = std::move(r.graph);
     }
   }
-  write_text("-", print_text(file));
+  times.time("emit", [&] { write_text("-", print_text(file)); });
+  if (o.timing) fmt::print(stderr, "{}", times.table());
   return 0;
 }
 

@@ -11,13 +11,14 @@
 #include "tilesat/lowering/lower.h"
 #include "tilesat/runtime/program.h"
 
+#include <chrono>
 #include <filesystem>
 #include <fmt/format.h>
 
 namespace tilesat::cli {
 
 int run_opt_plan(const Options& o, const SelectedRules& rules, SourceFile& file,
-                 std::map<std::string, Tensor, std::less<>>& weights) {
+                 std::map<std::string, Tensor, std::less<>>& weights, PhaseTimes* times) {
   // -o FILE writes a program: it implies --emit program (an explicit other form is an error).
   std::string emit = !o.program_file.empty() && o.emit == "ttir" ? "program" : o.emit;
   if (!o.program_file.empty() && o.program_file == o.report_file)
@@ -32,7 +33,7 @@ int run_opt_plan(const Options& o, const SelectedRules& rules, SourceFile& file,
     copts.arguments_on_device = m.device_tensors;
     cost::CostModel model(device, copts);
     for (Graph& g : m.functions) {
-      results.push_back(plan_for_device(o, g, rules, model));
+      results.push_back(plan_for_device(o, g, rules, model, times));
       if (o.stats) fmt::print(stderr, "// @{}\n{}", g.name(), results.back().report.to_table());
     }
   }
@@ -42,6 +43,7 @@ int run_opt_plan(const Options& o, const SelectedRules& rules, SourceFile& file,
   if (!o.program_file.empty() && results.size() != 1)
     throw Error(fmt::format("-o {}: a program holds one function (this file has {})",
                             o.program_file, results.size()));
+  const auto emit_start = std::chrono::steady_clock::now();
   std::vector<cost::Plan> plans;
   for (const cost::DevicePlanResult& r : results) plans.push_back(r.plan);
   std::string out;
@@ -106,6 +108,10 @@ int run_opt_plan(const Options& o, const SelectedRules& rules, SourceFile& file,
     for (const cost::DevicePlanResult& r : results) entries.push_back({&r.plan, &r.report});
     write_text(o.report_file, cost::plan_reports_json(entries));
   }
+  if (times)
+    times->add(
+        "emit",
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - emit_start).count());
   return 0;
 }
 

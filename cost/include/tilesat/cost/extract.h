@@ -71,7 +71,7 @@ struct ExtractionReport {
   /// that lowered it.
   double tree_objective = std::numeric_limits<double>::quiet_NaN();
   size_t shared_rounds = 0;
-  /// Seconds the refinement took, planning its selection included.
+  /// Seconds the refinement took (planning its selection is in plan_seconds).
   double shared_seconds = 0;
   /// The second start (every reshape priced as a copy) planned faster and was kept.
   bool copy_start_taken = false;
@@ -88,6 +88,12 @@ struct ExtractionReport {
   /// empty when exact extraction did not run.
   std::string status;
   double exact_seconds = 0;
+  /// Seconds in the dynamic program (both starts), in planning the candidate selections (the
+  /// DP's, the refined, the second start's, exact extraction's: placement and Z3's matmul
+  /// blockings) and in the Z3 legality check of the plan.
+  double dp_seconds = 0;
+  double plan_seconds = 0;
+  double legality_seconds = 0;
 };
 
 /// Selects, rebuilds the graph, plans it and checks it; throws tilesat::Error when no legal

@@ -62,7 +62,8 @@ egraph::Id compose_broadcasts(ApplyContext& c) {
 
 namespace {
 
-// Beyond this many elements chain_as_reshape declines rather than trace every index.
+// Beyond this many elements chain_as_reshape declines a chain whose strides do not decide it
+// rather than trace every index.
 constexpr int64_t kMaxTracedElements = int64_t{1} << 22;
 // The chains chain_as_reshape remembers per thread before it forgets them all.
 constexpr size_t kMaxTracedChains = 4096;
@@ -119,6 +120,61 @@ int64_t chained_index(int64_t i, const std::vector<int64_t>& shape,
   return permuted_index(unravel(after_p, mid), mid, q);
 }
 
+// The chain as strided views of x, when its reshape needs no copy: permute p is x with its
+// strides permuted; the reshape of that view to `mid` is again a view exactly when each run of
+// its dims that merges or splits is contiguous in it (NumPy's no-copy reshape); the chain is
+// a reshape iff permute q of that view has the row-major strides of `out` on every dim longer
+// than 1. Nullopt when the reshape would copy (the caller traces the elements instead).
+std::optional<bool> chain_is_reshape_by_strides(const std::vector<int64_t>& shape,
+                                                const std::vector<int64_t>& p,
+                                                const std::vector<int64_t>& mid,
+                                                const std::vector<int64_t>& q,
+                                                const std::vector<int64_t>& out) {
+  const size_t rank = shape.size();
+  std::vector<int64_t> x_strides(rank, 1);
+  for (size_t i = rank; i-- > 1;) x_strides[i - 1] = x_strides[i] * shape[i];
+  // The permuted view without its unit dims (they carry no elements).
+  std::vector<int64_t> dims, strides;
+  for (int64_t k : p) {
+    const auto d = static_cast<size_t>(k);
+    if (shape[d] == 1) continue;
+    if (shape[d] == 0) return std::nullopt;
+    dims.push_back(shape[d]);
+    strides.push_back(x_strides[d]);
+  }
+  // Match runs of the view's dims with runs of mid's whose products agree.
+  std::vector<int64_t> mid_strides(mid.size(), 0);
+  size_t oi = 0, ni = 0;
+  while (oi < dims.size() && ni < mid.size()) {
+    if (mid[ni] == 1) {
+      ++ni;
+      continue;
+    }
+    size_t oj = oi + 1, nj = ni + 1;
+    int64_t op = dims[oi], np = mid[ni];
+    while (op != np) {
+      if (np < op) {
+        if (nj == mid.size()) return std::nullopt;
+        np *= mid[nj++];
+      } else {
+        if (oj == dims.size()) return std::nullopt;
+        op *= dims[oj++];
+      }
+    }
+    for (size_t k = oi; k + 1 < oj; ++k)
+      if (strides[k] != dims[k + 1] * strides[k + 1]) return std::nullopt; // would copy
+    mid_strides[nj - 1] = strides[oj - 1];
+    for (size_t k = nj - 1; k > ni; --k) mid_strides[k - 1] = mid_strides[k] * mid[k];
+    oi = oj;
+    ni = nj;
+  }
+  std::vector<int64_t> out_strides(out.size(), 1);
+  for (size_t i = out.size(); i-- > 1;) out_strides[i - 1] = out_strides[i] * out[i];
+  for (size_t i = 0; i < out.size(); ++i)
+    if (out[i] > 1 && mid_strides[static_cast<size_t>(q[i])] != out_strides[i]) return false;
+  return true;
+}
+
 } // namespace
 
 egraph::Id chain_as_reshape(ApplyContext& c) {
@@ -126,7 +182,7 @@ egraph::Id chain_as_reshape(ApplyContext& c) {
   egraph::Id x = c.cls(0);
   const TensorType& xt = c.analysis()[x].type;
   int64_t n = xt.shape.numel();
-  if (!p || !q || n > kMaxTracedElements) return egraph::kNoId;
+  if (!p || !q) return egraph::kNoId;
   std::vector<int64_t> shape = xt.shape.dims();
   // The reshape keeps the row-major data; its shape is the second permute's operand shape.
   const Shape& out = c.root().type.shape;
@@ -150,8 +206,9 @@ egraph::Id chain_as_reshape(ApplyContext& c) {
   }
   for (int64_t i : samples)
     if (i > 0 && i < n && chained_index(i, shape, *p, mid, *q) != i) return egraph::kNoId;
-  // Trace where each element of x ends up; the chain is a reshape iff nothing moved. A match
-  // recurs every iteration: each chain is traced once (per thread).
+  // Where each element of x ends up, from the strides when the reshape is a view of the
+  // permuted x, else traced; the chain is a reshape iff nothing moved. A match recurs every
+  // iteration: each chain is decided once (per thread).
   std::vector<int64_t> key = shape;
   for (const std::vector<int64_t>* part : {&*p, &mid, &*q}) {
     key.push_back(-1);
@@ -161,11 +218,16 @@ egraph::Id chain_as_reshape(ApplyContext& c) {
   if (traced.size() >= kMaxTracedChains) traced.clear(); // bounded in a long-lived process
   auto [it, fresh] = traced.try_emplace(std::move(key), false);
   if (fresh) {
-    std::vector<int64_t> data(static_cast<size_t>(n));
-    std::iota(data.begin(), data.end(), 0);
-    std::optional<std::vector<int64_t>> after = permuted(data, shape, *p);
-    if (after) after = permuted(*after, mid, *q);
-    it->second = after && *after == data;
+    if (std::optional<bool> by_strides =
+            chain_is_reshape_by_strides(shape, *p, mid, *q, out.dims())) {
+      it->second = *by_strides;
+    } else if (n <= kMaxTracedElements) {
+      std::vector<int64_t> data(static_cast<size_t>(n));
+      std::iota(data.begin(), data.end(), 0);
+      std::optional<std::vector<int64_t>> after = permuted(data, shape, *p);
+      if (after) after = permuted(*after, mid, *q);
+      it->second = after && *after == data;
+    }
   }
   if (!it->second) return egraph::kNoId;
   Attrs a;

@@ -5,7 +5,9 @@
 // of size (largest first, so large long-lived buffers settle low), each buffer taking the
 // lowest aligned address clear of every conflicting buffer already placed; when that order
 // leaves no hole for some buffer, the order of birth, the longest-lived first and then up to
-// 100 random orders (from a fixed seed) are tried.
+// 100 random orders (from a fixed seed) are tried. The buffers a buffer conflicts with are
+// found through an index over lifetimes, not by comparing it with every other, so a program of
+// a million ops allocates in about linear time.
 //
 //   std::vector<BufferRequest> reqs = {{"%0", 4096, 0, 2, {0, 0, 1, 1}},
 //                                      {"%1", 4096, 1, 3, {0, 0, 1, 1}}};

@@ -61,9 +61,8 @@ struct Estimate {
   bool view = false;
 };
 // Estimates by e-node and placements (the result's, then each operand's). Placements are
-// numbered when first seen, so a key is a node and a few small numbers held in place: a
-// million-op graph keeps tens of millions of estimates, and a key with its own heap vector of
-// placements cost a third of the DP's time in allocation and cache misses.
+// numbered when first seen, so a key is a node and a few small numbers held in place (no heap
+// allocation per lookup): a million-op graph keeps tens of millions of estimates.
 //   EstimateCache cache;
 //   const std::optional<Estimate>& e = cache.get(n, out, uses, [&] { return price(); });
 class EstimateCache {
@@ -121,6 +120,21 @@ private:
   std::unordered_map<Placement, uint32_t, PlacementHash> ids_;
   std::unordered_map<Key, std::optional<Estimate>, KeyHash> small_;
   std::map<std::pair<egraph::NodeId, std::vector<uint32_t>>, std::optional<Estimate>> large_;
+};
+
+// Adds the wall time of its scope to `seconds` (the report's phase times).
+class AddSeconds {
+public:
+  explicit AddSeconds(double& seconds) : seconds_(seconds) {}
+  AddSeconds(const AddSeconds&) = delete;
+  AddSeconds& operator=(const AddSeconds&) = delete;
+  ~AddSeconds() {
+    seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  }
+
+private:
+  double& seconds_;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
 
 class Dp {
@@ -709,13 +723,9 @@ Plan extract_plan(const rewrites::TensorEGraph& teg, const CostModel& model,
   DpOutcome dp;
   EstimateCache estimates; // both starts' op estimates but their reshapes
   ExtractionReport rep;
-  auto since = [](std::chrono::steady_clock::time_point start) {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  };
   try {
-    const auto dp_start = std::chrono::steady_clock::now();
+    AddSeconds timed(rep.dp_seconds);
     dp = run_dp(teg, model, record, &estimates);
-    rep.dp_seconds += since(dp_start);
   } catch (const Error&) {
     // No variant of some op fits: planning the shortest program names the op and its bytes.
     plan_graph(rewrites::extract_fewest_ops(teg), model);
@@ -723,10 +733,8 @@ Plan extract_plan(const rewrites::TensorEGraph& teg, const CostModel& model,
   }
   // Planning a candidate selection (placing it, Z3's matmul blockings), timed.
   auto plan_of = [&](auto&& plan_it) {
-    const auto start = std::chrono::steady_clock::now();
-    auto planned = plan_it();
-    rep.plan_seconds += since(start);
-    return planned;
+    AddSeconds timed(rep.plan_seconds);
+    return plan_it();
   };
   Plan plan =
       plan_of([&] { return plan_graph(rewrites::to_graph(teg, dp.selection.select), model); });
@@ -736,10 +744,11 @@ Plan extract_plan(const rewrites::TensorEGraph& teg, const CostModel& model,
     rep.tree_objective = dp_objective.value_or(kInf);
     // The tree cost counts a shared value once per reader: refine with shares of the readers
     // (extract_share.h), and keep the refined selection when it also plans faster.
-    const auto refine_start = std::chrono::steady_clock::now();
-    SharedRefinement shared =
-        options.share_refinement ? refine_shared(dp.problem, dp.assignment) : SharedRefinement{};
-    rep.shared_seconds = since(refine_start);
+    SharedRefinement shared;
+    if (options.share_refinement) {
+      AddSeconds timed(rep.shared_seconds);
+      shared = refine_shared(dp.problem, dp.assignment);
+    }
     rep.shared_rounds = shared.rounds;
     if (shared.rounds > 0)
       if (std::optional<Plan> refined = plan_of([&] {
@@ -766,13 +775,12 @@ Plan extract_plan(const rewrites::TensorEGraph& teg, const CostModel& model,
     copies.reshape_views = false;
     const CostModel coarse(model.device(), copies);
     std::optional<DpOutcome> alt;
-    const auto dp_start = std::chrono::steady_clock::now();
     try {
+      AddSeconds timed(rep.dp_seconds);
       alt = run_dp(teg, coarse, true, &estimates);
     } catch (const Error&) {
       // Reshapes as copies may not fit where views did: the first start stands.
     }
-    rep.dp_seconds += since(dp_start);
     std::optional<Plan> other;
     if (alt)
       other = plan_of(
@@ -830,9 +838,10 @@ Plan extract_plan(const rewrites::TensorEGraph& teg, const CostModel& model,
                         : chosen > 0 ? std::clamp((chosen - rep.lower_bound) / chosen, 0.0, 1.0)
                                      : 0.0;
   rep.gap = plan.optimality_gap;
-  const auto legality_start = std::chrono::steady_clock::now();
-  require_legal(plan, model);
-  rep.legality_seconds = since(legality_start);
+  {
+    AddSeconds timed(rep.legality_seconds);
+    require_legal(plan, model);
+  }
   if (report) *report = rep;
   return plan;
 }

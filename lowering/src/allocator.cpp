@@ -48,7 +48,7 @@ public:
         for (uint32_t j : nodes_[level + k]) {
           if (seen_[j] == stamp_) continue;
           seen_[j] = stamp_;
-          if (requests_[j].bytes > 0 && r.cores.intersects(requests_[j].cores)) f(j);
+          if (requests_[j].bytes > 0 && r.conflicts(requests_[j])) f(j);
         }
       }
     }

@@ -8,10 +8,10 @@ namespace tilesat {
 
 namespace {
 
-/// Ops that only move or retype values: a weight seen through them is still a weight.
+/// Ops that only move, select or retype values: a weight seen through them is still a weight
+/// (an ONNX LSTM's W [1, 4H, I] reaches its matmul through a slice and a reshape).
 bool passes_weight(OpKind k) {
-  return k == OpKind::Transpose || k == OpKind::Permute || k == OpKind::Reshape ||
-         k == OpKind::Typecast;
+  return op_info(k).has_trait(OpTrait::DataMovement) || k == OpKind::Typecast;
 }
 
 /// The fan-in of `value` when it is operand `index` of `user`, else 0.

@@ -510,6 +510,20 @@ TEST(RandomArguments, FanInOfContractionWeights) {
   EXPECT_THAT(argument_fan_in(g), ElementsAre(0, 18, 16, 32, 0, 0, 0));
 }
 
+// ONNX's LSTM and GRU hold every gate's weights in one [1, gates x H, I] tensor; the importer
+// slices a gate's rows and reshapes them into the matmul's rhs, so the slice passes the weight.
+TEST(RandomArguments, FanInThroughSlicesOfPackedWeights) {
+  Graph g;
+  Builder b(g);
+  Value x = b.input("x", {2, 8});
+  Value w = b.weight("w", {1, 24, 8}); // three gates of 8 rows, K = 8
+  Value gate = b.reshape(b.slice(w, {0, 8, 0}, {1, 16, 8}), {8, 8});
+  MatmulOptions tb;
+  tb.transpose_b = true;
+  b.output(b.matmul(x, gate, tb));
+  EXPECT_THAT(argument_fan_in(g), ElementsAre(0, 8));
+}
+
 TEST(RandomArguments, FanInScalesWeightsOnly) {
   Graph g;
   Builder b(g);

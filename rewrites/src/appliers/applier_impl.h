@@ -45,6 +45,9 @@ egraph::Id fuse_eltwise(ApplyContext& c);
 // unit_dims.cpp
 egraph::Id fold_batch_rows(ApplyContext& c);
 egraph::Id unit_dims_reshape(ApplyContext& c);
+// fold_rows.cpp
+egraph::Id fold_rows(ApplyContext& c);
+egraph::Id fold_rows_binary(ApplyContext& c);
 // split.cpp
 egraph::Id split_rows(ApplyContext& c);
 egraph::Id split_cols(ApplyContext& c);

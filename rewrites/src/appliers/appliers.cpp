@@ -109,6 +109,19 @@ const std::vector<ApplierDef>& table() {
        "(?x, ?p): the matched permute (?p its permutation) or transpose (?p unused) of ?x as a "
        "reshape, when it moves only dims of extent 1",
        appliers::unit_dims_reshape},
+      {"fold-rows",
+       {P::Tensor},
+       "(?x): the matched row-wise op (a slice of the last dim only; softmax, layer_norm or "
+       "rms_norm over the last dim; a sum, mean or max over it; a typecast) of a reshape of ?x "
+       "that keeps the last dim, as the op on ?x reshaped back, when ?x pads fewer tiles (a "
+       "norm's scale and bias vary along the last dim only)",
+       appliers::fold_rows},
+      {"fold-rows-binary",
+       {P::Tensor, P::Tensor, P::Attr},
+       "(?x, ?other, ?i): the matched elementwise binary op whose operand ?i is a reshape of ?x "
+       "keeping the last dim, as the op on ?x reshaped back, when ?x pads fewer tiles; ?other "
+       "varies along the last dim only, or has the reshaped shape and is reshaped like ?x",
+       appliers::fold_rows_binary},
       {"split-rows",
        {P::Tensor},
        "(?x): the matched op as two halves of its rows (operand ?x's second-to-last dim, whole "

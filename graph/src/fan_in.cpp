@@ -1,5 +1,5 @@
 // fan_in.cpp: which arguments are contraction weights, and over how many values each
-// contraction sums (the scale RandomInit::FanIn draws them with).
+// contraction sums (the scale RandomInit::FanIn draws them with); which are variances.
 #include "tilesat/graph/interpreter.h"
 
 #include <algorithm>
@@ -40,7 +40,25 @@ int64_t fan_in_of(const Graph& g, NodeId value, int depth) {
   return best;
 }
 
+/// Whether `value` reaches a square root, reciprocal square root or log through data
+/// movement, typecasts and additions (a batch norm's running variance: sqrt(var + eps)).
+bool under_root(const Graph& g, NodeId value, int depth) {
+  for (NodeId u : g.users(value)) {
+    const OpKind k = g.node(u).kind;
+    if (k == OpKind::Sqrt || k == OpKind::Rsqrt || k == OpKind::Log) return true;
+    if ((passes_weight(k) || k == OpKind::Add) && depth < 8 && under_root(g, u, depth + 1))
+      return true;
+  }
+  return false;
+}
+
 } // namespace
+
+std::vector<bool> argument_under_root(const Graph& g) {
+  std::vector<bool> out;
+  for (NodeId a : g.arguments()) out.push_back(under_root(g, a, 0));
+  return out;
+}
 
 std::vector<int64_t> argument_fan_in(const Graph& g) {
   std::vector<int64_t> out;

@@ -66,7 +66,11 @@ std::vector<Tensor> random_arguments(const Graph& g, uint64_t seed, RandomInit i
   // are not, so values are derived from the raw bits.
   std::mt19937_64 rng(seed);
   std::vector<int64_t> fan_in;
-  if (init == RandomInit::FanIn) fan_in = argument_fan_in(g);
+  std::vector<bool> under_root;
+  if (init == RandomInit::FanIn) {
+    fan_in = argument_fan_in(g);
+    under_root = argument_under_root(g);
+  }
   std::vector<Tensor> out;
   for (size_t i = 0; i < g.arguments().size(); ++i) {
     const TensorType& type = g.node(g.arguments()[i]).type;
@@ -76,13 +80,16 @@ std::vector<Tensor> random_arguments(const Graph& g, uint64_t seed, RandomInit i
       continue;
     }
     double scale = fan_in.empty() || fan_in[i] == 0 ? 1.0 : std::sqrt(3.0 / fan_in[i]);
+    // A variance: [-1, 1) moved to [0.5, 1.5).
+    const bool positive = i < under_root.size() && under_root[i];
     Tensor t(TensorType{type.dtype, type.shape, {}});
     for (float& x : t.data()) {
       uint64_t bits = rng();
       if (type.dtype == DType::I32) {
         x = static_cast<float>(static_cast<int64_t>((bits >> 32) % 17) - 8);
       } else {
-        x = static_cast<float>((static_cast<double>(bits >> 40) * 0x1p-23 - 1.0) * scale);
+        double u = static_cast<double>(bits >> 40) * 0x1p-23 - 1.0;
+        x = static_cast<float>(positive ? 1.0 + 0.5 * u : u * scale);
       }
     }
     t.round_to_dtype();

@@ -542,6 +542,28 @@ TEST(RandomArguments, FanInScalesWeightsOnly) {
   EXPECT_NEAR(sum_sq / static_cast<double>(plain[1].numel()) * 300, 1.0, 0.05);
 }
 
+// A structure-only model's batch norm reads its running variance at run time, under
+// sqrt(var + eps): drawn in [-1, 1) most of the outputs would be NaN.
+TEST(RandomArguments, VariancesUnderARootArePositive) {
+  Graph g;
+  Builder b(g);
+  Value x = b.input("x", {4, 8});
+  Value mean = b.input("mean", {8});
+  Value var = b.input("var", {1, 8});
+  Value eps = b.scalar(1e-5, DType::F32);
+  Value norm = b.divide(b.subtract(x, mean), b.sqrt(b.add(b.reshape(var, {8}), eps)));
+  b.output(norm);
+  EXPECT_THAT(argument_under_root(g), ElementsAre(false, false, true));
+  std::vector<Tensor> plain = random_arguments(g, 5);
+  std::vector<Tensor> drawn = random_arguments(g, 5, RandomInit::FanIn);
+  EXPECT_EQ(plain[1].data(), drawn[1].data());
+  for (int64_t i = 0; i < drawn[2].numel(); ++i) {
+    EXPECT_FLOAT_EQ(drawn[2][i], static_cast<float>(1.0 + 0.5 * plain[2][i]));
+    EXPECT_GE(drawn[2][i], 0.5f);
+  }
+  for (float v : evaluate(g, drawn)[0].data()) EXPECT_FALSE(std::isnan(v));
+}
+
 // relu(x @ w1^T + b1) @ w2^T + b2, written as plain loops.
 std::vector<float> mlp_by_hand(const Tensor& x, const Tensor& w1, const Tensor& b1,
                                const Tensor& w2, const Tensor& b2) {

@@ -35,7 +35,9 @@ enum class RandomInit : uint8_t {
   Uniform,
   /// As Uniform, but an argument that argument_fan_in() finds to be a contraction's weight is
   /// scaled by sqrt(3 / fan_in): uniform with variance 1 / fan_in (LeCun), so a product with
-  /// it keeps its input's scale and a 20-layer net stays far from overflow.
+  /// it keeps its input's scale and a 20-layer net stays far from overflow; and one that
+  /// argument_under_root() finds under a square root or log (a batch norm's running variance)
+  /// is drawn in [0.5, 1.5), so the model stays in its ops' domains.
   FanIn,
 };
 
@@ -52,9 +54,16 @@ std::vector<Tensor> random_arguments(const Graph& g, uint64_t seed,
 /// Per argument of `g` (in argument order), the number of values each output element of a
 /// contraction sums over when the argument is that contraction's weight: operand 1 of
 /// conv2d (in_channels / groups * kh * kw), matmul or linear (the contracted dim), seen
-/// through transposes, permutes, reshapes and typecasts; 0 for every other argument.
+/// through data movement (transposes, reshapes, slices of a packed weight, ...) and
+/// typecasts; 0 for every other argument.
 ///
 ///   argument_fan_in(g);   // {0, 128, 0}: x, w [128, 64] of matmul(x, w), bias
 std::vector<int64_t> argument_fan_in(const Graph& g);
+
+/// Per argument of `g`, whether it reaches a sqrt, rsqrt or log through data movement,
+/// typecasts and additions: a batch norm's running variance in sqrt(var + eps).
+///
+///   argument_under_root(g);   // {false, true}: x, var of x / sqrt(var + 1e-5)
+std::vector<bool> argument_under_root(const Graph& g);
 
 } // namespace tilesat

@@ -80,7 +80,8 @@ void time_limit_flag(CLI::App& a, Options& o) {
 void random_init_flag(CLI::App& a, Options& o) {
   a.add_option("--random-init", o.random_init,
                "scale of drawn floats: uniform (all in [-1, 1)) or fan-in (contraction weights "
-               "with variance 1/fan-in, so deep models stay finite); default: uniform for "
+               "with variance 1/fan-in, so deep models stay finite, and variances under a sqrt "
+               "or log in [0.5, 1.5)); default: uniform for "
                "eval (as `run` draws), fan-in for check")
       ->check(CLI::IsMember({"uniform", "fan-in"}));
 }

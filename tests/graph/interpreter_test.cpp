@@ -561,7 +561,8 @@ TEST(RandomArguments, VariancesUnderARootArePositive) {
     EXPECT_FLOAT_EQ(drawn[2][i], static_cast<float>(1.0 + 0.5 * plain[2][i]));
     EXPECT_GE(drawn[2][i], 0.5f);
   }
-  for (float v : evaluate(g, drawn)[0].data()) EXPECT_FALSE(std::isnan(v));
+  const std::vector<Tensor> out = evaluate(g, drawn);
+  for (float v : out[0].data()) EXPECT_FALSE(std::isnan(v));
 }
 
 // relu(x @ w1^T + b1) @ w2^T + b2, written as plain loops.

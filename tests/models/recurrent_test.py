@@ -35,6 +35,11 @@ except ImportError:
 # torch warns that an LSTM exported at one batch size may not run at another; these run at one.
 warnings.filterwarnings("ignore", category=UserWarning)
 
+# The fixtures script's structure_only: parameters become inputs without data.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                "scripts"))
+FIXTURES = __import__("make-model-fixtures")
+
 SEQ, BATCH, INPUT, HIDDEN = 16, 3, 40, 128
 
 
@@ -56,20 +61,6 @@ MODELS = {
     "lstm_bidir": lambda: Recurrent(nn.LSTM, 1, True, False),
     "gru_bidir": lambda: Recurrent(nn.GRU, 1, True, False),
 }
-
-
-def structure_only(model):
-    """The model with every float initializer of more than one element moved to an input."""
-    g = model.graph
-    moved = [i for i in g.initializer if i.data_type == onnx.TensorProto.FLOAT and len(i.dims)
-             and np.prod(i.dims) > 1]
-    names = {i.name for i in moved}
-    kept = [i for i in g.initializer if i.name not in names]
-    g.input.extend(onnx.helper.make_tensor_value_info(i.name, i.data_type, list(i.dims))
-                   for i in moved)
-    del g.initializer[:]
-    g.initializer.extend(kept)
-    return model
 
 
 def main():
@@ -100,7 +91,9 @@ def main():
                   f"{err:.3g} ({'ok' if ok else 'MISMATCH'})")
         failures += not ok
         bare = os.path.join(work, name + ".structure.onnx")
-        onnx.save(structure_only(onnx.load(path)), bare)
+        model = onnx.load(path)
+        FIXTURES.structure_only(model, set())
+        onnx.save(model, bare)
         text = run([tilesat, "check", bare, "--device", "wormhole_b0"])
         ok = text is not None
         print(f"{name}: tilesat check of the structure-only model: "

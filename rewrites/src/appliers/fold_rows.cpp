@@ -10,23 +10,12 @@
 namespace tilesat::rewrites::appliers {
 namespace {
 
-/// Tiles of `s` in tile layout: the last two dims padded to 32, the others as they are.
-int64_t padded_tiles(const Shape& s) {
-  const int64_t r = s.rank();
-  int64_t tiles = 1;
-  for (int64_t d = 0; d + 2 < r; ++d) tiles *= s[d];
-  auto up = [](int64_t n) { return std::max<int64_t>((n + 31) / 32, 1); };
-  if (r >= 2) tiles *= up(s[r - 2]);
-  if (r >= 1) tiles *= up(s[r - 1]);
-  return tiles;
-}
-
 /// Whether `reshaped` is `x` with its leading dims regrouped (the last dim kept), and the op
 /// on `x` pads fewer tiles than on `reshaped`.
 bool folds(const Shape& x, const Shape& reshaped) {
   if (x.rank() < 1 || reshaped.rank() < 1 || x.numel() != reshaped.numel()) return false;
   if (x[x.rank() - 1] != reshaped[reshaped.rank() - 1]) return false;
-  return padded_tiles(x) < padded_tiles(reshaped);
+  return x.tile_count() < reshaped.tile_count();
 }
 
 /// `v`, an operand varying along the last dim only (every other dim 1), as an operand of the

@@ -22,7 +22,9 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <set>
 #include <span>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -145,8 +147,10 @@ public:
       : teg_(teg), model_(model.device(), figures_only(model.options())),
         shared_(shared ? shared : &own_) {}
 
-  /// With `record`, each pass also records every configuration it evaluates (the last pass's,
-  /// at the fixed point, stay: problem()).
+  /// With `record`, each pass also records every configuration it evaluates (problem()): those
+  /// of every pass, as a choice an earlier pass made stays when a later one no longer derives
+  /// it (its operands have cheaper placements by then), and the problem must hold every
+  /// configuration the choices make.
   void run(bool record) {
     const egraph::EGraph& eg = teg_.egraph;
     for (egraph::Id c : eg.classes()) {
@@ -171,10 +175,7 @@ public:
       bool changed = false;
       for (egraph::Id c : order_) {
         ProblemClass* pc = nullptr;
-        if (record) {
-          pc = &recorded_.classes[c];
-          pc->configs.clear();
-        }
+        if (record) pc = &recorded_.classes[c];
         for (egraph::NodeId n : eg.eclass(c).nodes) changed |= relax(c, n, pc);
       }
       if (!changed) break;
@@ -386,14 +387,14 @@ private:
     std::vector<uint32_t> read;
   };
 
-  // Records `node` computing placement `k` from `in` at op cost `us` (a configuration reading
-  // a placement that is no candidate of its operand is left out).
-  void record(ProblemClass& rec, egraph::NodeId n, uint32_t k, const Operands& in,
-              double us) const {
+  // Records `node` computing placement `k` from `in` at op cost `us` once (a configuration
+  // reading a placement that is no candidate of its operand is left out).
+  void record(ProblemClass& rec, egraph::NodeId n, uint32_t k, const Operands& in, double us) {
     const egraph::ENode& node = teg_.egraph.node(n);
     for (size_t i = 0; i < in.read.size(); ++i)
       if (in.read[i] >= state(node.children[i]).variants.size()) return;
-    rec.configs.push_back(NodeConfig{n, k, in.read, us});
+    if (recorded_keys_.emplace(n, k, in.read).second)
+      rec.configs.push_back(NodeConfig{n, k, in.read, us});
   }
 
   // model_.op of e-node `n` (rethrowing its Error on every call), remembered.
@@ -492,8 +493,7 @@ private:
           std::find_if(s.variants.begin(), s.variants.end(),
                        [&](const LayoutVariant& v) { return v.placement == at; }) -
           s.variants.begin());
-      if (rec && k < s.variants.size())
-        rec->configs.push_back(NodeConfig{n, static_cast<uint32_t>(k), {}, 0});
+      if (rec && k < s.variants.size()) record(*rec, n, static_cast<uint32_t>(k), Operands{}, 0);
       if (k < s.variants.size() && s.cost[k] > 0) {
         s.cost[k] = 0;
         s.choice[k] = Choice{n, {}};
@@ -593,6 +593,7 @@ private:
   std::unordered_set<egraph::Id> constant_; // classes const-eval computes (find_constants)
   std::vector<egraph::Id> order_;           // operands first (operands_first)
   ExtractionProblem recorded_;              // the configurations run() records
+  std::set<std::tuple<egraph::NodeId, uint32_t, std::vector<uint32_t>>> recorded_keys_;
 };
 
 // The dynamic program's selection, and with `record` the problem its configurations make and

@@ -1,8 +1,11 @@
 // extract_problem.cpp: the extraction objective of an assignment, and the path lower bound.
 #include "tilesat/cost/extract_problem.h"
 
+#include "tilesat/graph/diagnostic.h"
+
 #include <algorithm>
 #include <cmath>
+#include <fmt/format.h>
 #include <memory>
 #include <set>
 #include <tuple>
@@ -155,7 +158,14 @@ double mandatory_lower_bound(const ExtractionProblem& problem) {
 
 rewrites::Selection selection_of(const ExtractionProblem& problem, const Assignment& a) {
   auto pick = std::make_shared<std::unordered_map<egraph::Id, egraph::NodeId>>();
-  for (const auto& [c, k] : a) pick->emplace(c, problem.classes.at(c).configs.at(k).node);
+  for (const auto& [c, k] : a) {
+    auto it = problem.classes.find(c);
+    if (it == problem.classes.end() || k >= it->second.configs.size())
+      throw InternalError(fmt::format("assignment names configuration {} of class {}, which "
+                                      "the extraction problem does not hold",
+                                      k, c));
+    pick->emplace(c, it->second.configs[k].node);
+  }
   const egraph::EGraph* eg = &problem.teg->egraph;
   return [pick, eg](egraph::Id cls) {
     auto it = pick->find(eg->find(cls));

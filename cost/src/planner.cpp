@@ -73,7 +73,9 @@ public:
       // where this copy of it was made, whichever is first.
       NodeId demoted = plan_.values[*victim].node;
       size_t from = std::min(value_made_at_[*victim], position[demoted]);
-      if (t - from > kMaxReplan) {
+      // A node already forced to DRAM cannot be forced again: its L1 value is a copy a
+      // conversion made (an operand moved to L1 for one op, cached for later users), spilled.
+      if (t - from > kMaxReplan || forced_dram_.count(demoted)) {
         // Spill this value and, while L1 is still short, the next largest far-back ones.
         spill(*victim, t);
         int64_t freed = value_l1_bytes_[*victim];
@@ -115,15 +117,15 @@ private:
     return v;
   }
 
-  // The largest L1 value alive at t, not forced to DRAM, made at least `age` positions
-  // before t.
+  // The largest L1 value alive at t made at least `age` positions before t (of a node forced
+  // to DRAM, a conversion's copy in L1).
   std::optional<uint32_t> largest_l1_value(size_t t, size_t age) const {
     std::optional<uint32_t> victim;
     int64_t victim_bytes = 0;
     for (uint32_t v : l1_values_) {
       NodeId node = plan_.values[v].node;
       size_t made = std::min(value_made_at_[v], position_[node]);
-      if (value_last_use_[v] < t || t - made < age || forced_dram_.count(node)) continue;
+      if (value_last_use_[v] < t || t - made < age) continue;
       if (value_l1_bytes_[v] > victim_bytes) {
         victim = v;
         victim_bytes = value_l1_bytes_[v];
@@ -133,7 +135,8 @@ private:
   }
 
   // Copies L1 value `v` to DRAM at position t and frees its L1 there: later users of its node
-  // read the copy, and no conversion reuses `v`.
+  // read the copy, and no conversion reuses `v`. A conversion's copy (not the value its node's
+  // users read) is only freed: they convert the node's value again where they need it.
   void spill(uint32_t v, size_t t) {
     Spill s{t, v, plan_.values[v].node, value_of_[plan_.values[v].node], value_last_use_[v], {}};
     for (auto it = conversions_.begin(); it != conversions_.end();)
@@ -143,8 +146,7 @@ private:
       } else {
         ++it;
       }
-    uint32_t copy = convert(v, dram_tile_placement(), t);
-    if (value_of_[s.node] == v) value_of_[s.node] = copy;
+    if (value_of_[s.node] == v) value_of_[s.node] = convert(v, dram_tile_placement(), t);
     value_last_use_[v] = t - 1; // dead once copied
     spills_.push_back(std::move(s));
   }

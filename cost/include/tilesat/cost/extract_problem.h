@@ -92,7 +92,8 @@ double path_lower_bound(const ExtractionProblem& problem);
 /// some operand), each once. 0 for e-graphs over 8192 classes (the sets are bit sets).
 double mandatory_lower_bound(const ExtractionProblem& problem);
 
-/// The e-node choice of `a`, as rewrites::to_graph takes it.
+/// The e-node choice of `a`, as rewrites::to_graph takes it. Throws InternalError when `a`
+/// names a configuration `problem` does not hold.
 rewrites::Selection selection_of(const ExtractionProblem& problem, const Assignment& a);
 
 } // namespace tilesat::cost

@@ -62,8 +62,10 @@ def plan_model(tilesat, path, device, lower, timeout, tmp, extra=()):
     """Plans one model (with `lower`, also writes its program in the same run and loads it back
     with `tilesat print`); the row of the table."""
     name = os.path.basename(path)[:-5]
-    report = os.path.join(tmp, f"{name}.{device}.json")
-    prog = os.path.join(tmp, f"{name}.{device}.tsprog")
+    # A device may be a descriptor file: its file name (without .json) names the outputs.
+    tag = os.path.splitext(os.path.basename(device))[0]
+    report = os.path.join(tmp, f"{name}.{tag}.json")
+    prog = os.path.join(tmp, f"{name}.{tag}.tsprog")
     emit = ["--emit", "program", "-o", prog] if lower else ["--emit", "plan"]
     code, seconds, rss, out, err = run(
         [tilesat, "opt", path, "--device", device, *emit, "--report", report, *extra], timeout)

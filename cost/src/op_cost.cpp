@@ -1010,12 +1010,14 @@ OpEstimate CostModel::op_impl(OpKind kind, const Attrs& attrs, std::span<const T
       e.cost.detail = fmt::format("reshape as a view of its input (last dim and tile rows kept, "
                                   "output {}): no kernel",
                                   short_place(output.placement));
-      // No core runs it: the grid is the one a copy would take (the lowering's device model
-      // still copies).
+      // No core runs it: the grid is the one a copy would take. tilesat's program still
+      // copies it (the runtime has no aliased buffers), so in L1 the operand and the result
+      // are both live while it runs: the planner and the lowering's allocator count both.
       const Spread sp = spread(output);
       e.grid = sp.busy;
       e.cores = static_cast<uint32_t>(sp.cores);
-      e.l1_bytes_per_core = l1_bytes_per_core(output.type, output.placement);
+      e.l1_bytes_per_core = l1_bytes_per_core(output.type, output.placement) +
+                            l1_bytes_per_core(inputs[0].type, inputs[0].placement);
       return e;
     }
     [[fallthrough]];

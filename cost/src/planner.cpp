@@ -291,9 +291,7 @@ private:
       const Placement& p = variant.placement;
       if (p.layout != Layout::Tile || p.memory != MemoryLayout::Interleaved) continue;
       if (conversions_.count(std::make_pair(v, placement_str(p)))) return p;
-      if (p.buffer == BufferType::L1 &&
-          live_others(t, {}) + model_.l1_bytes_per_core(type, p) > dev_.usable_l1_bytes())
-        continue;
+      if (p.buffer == BufferType::L1 && !conversion_fits(v, p, t, 0)) continue;
       double score = model_.to_layout(type, src.placement, p).us +
                      static_cast<double>(g_.use_count(src.node)) * read_cost(type, p) +
                      user_conversions(src.node, p);
@@ -303,6 +301,31 @@ private:
       }
     }
     return best ? *best : dram_tile_placement();
+  }
+
+  // Whether converting value `v` to `to` at position t fits L1 beside the other values alive
+  // there and `more` bytes of results made for the same op: the conversion holds its source,
+  // its result and its circular buffers at once. A conversion made before is free.
+  bool conversion_fits(uint32_t v, const Placement& to, size_t t, int64_t more) {
+    if (conversions_.count(std::make_pair(v, placement_str(to)))) return true;
+    const PlannedValue& src = plan_.values[v];
+    OpEstimate e = model_.to_layout(g_.node(src.node).type, src.placement, to);
+    return live_others(t, {v}) + more + e.l1_bytes_per_core <= dev_.usable_l1_bytes() &&
+           e.circular_buffers <= dev_.max_circular_buffers;
+  }
+
+  // Whether the operand moves of an op at t fit, made one after another (each result stays
+  // alive for the op).
+  bool moves_fit(const std::vector<std::optional<Placement>>& moves,
+                 const std::vector<uint32_t>& ins, size_t t) {
+    int64_t made = 0;
+    for (size_t i = 0; i < ins.size(); ++i) {
+      if (!moves[i]) continue;
+      if (!conversion_fits(ins[i], *moves[i], t, made)) return false;
+      if (!conversions_.count(std::make_pair(ins[i], placement_str(*moves[i]))))
+        made += model_.l1_bytes_per_core(g_.node(plan_.values[ins[i]].node).type, *moves[i]);
+    }
+    return true;
   }
 
   // Places op `n` at position t; when it fits nowhere, returns the L1 value to move to DRAM.
@@ -371,6 +394,8 @@ private:
     for (bool with_reads : {true, false}) {
       if (!with_reads && (best || !rule)) break;
       moves = moves_for(with_reads);
+      // Moves into L1 that do not fit beside what is live: read the operands where they are.
+      if (with_reads && rule && !moves_fit(moves, ins, t)) continue;
       uses.clear();
       for (size_t i = 0; i < ins.size(); ++i)
         uses.push_back(TensorUse{g_.node(plan_.values[ins[i]].node).type,

@@ -391,6 +391,8 @@ private:
     std::vector<std::optional<Placement>> moves;
     std::vector<TensorUse> uses;
     int64_t least_bytes = std::numeric_limits<int64_t>::max();
+    // The fewest circular buffers of a variant whose bytes fit (when only those are short).
+    std::optional<int64_t> least_cbs;
     for (bool with_reads : {true, false}) {
       if (!with_reads && (best || !rule)) break;
       moves = moves_for(with_reads);
@@ -405,7 +407,10 @@ private:
         OpEstimate e = model_.op(node.kind, node.attrs, uses, TensorUse{node.type, p});
         least_bytes = std::min(least_bytes, e.l1_bytes_per_core);
         if (others + e.l1_bytes_per_core > dev_.usable_l1_bytes()) continue;
-        if (e.circular_buffers > dev_.max_circular_buffers) continue;
+        if (e.circular_buffers > dev_.max_circular_buffers) {
+          least_cbs = std::min<int64_t>(least_cbs.value_or(e.circular_buffers), e.circular_buffers);
+          continue;
+        }
         // Rank by the op's time plus what its users will pay to read the result from there
         // (the model's time of the op itself is what the plan reports).
         double score = e.us + static_cast<double>(g_.use_count(n)) * read_cost(node.type, p) +
@@ -423,6 +428,11 @@ private:
       // What the cheapest placement lacks, for a caller that frees L1 for it.
       deficit_ = others + least_bytes - dev_.usable_l1_bytes();
       if (victim) return victim;
+      if (least_cbs)
+        throw Error(node.loc, fmt::format("op {} ({}) needs at least {} circular buffers but "
+                                          "device '{}' allows {} (max_circular_buffers)",
+                                          value_name(g_, n), op_name(node.kind), *least_cbs,
+                                          dev_.name, dev_.max_circular_buffers));
       throw Error(node.loc,
                   fmt::format("op {} ({}) needs at least {} bytes of L1 per core (circular "
                               "buffers and L1 operands) but device '{}' has {} usable",

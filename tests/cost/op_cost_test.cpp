@@ -328,6 +328,11 @@ TEST(OpCost, ReshapeKeepingTheBytesInPlaceIsAView) {
   OpEstimate folded = reshape(m, f32({8, 64, 768}), f32({512, 768}), l1(), l1());
   EXPECT_EQ(folded.us, 0);
   EXPECT_EQ(folded.cost.dominant, "view");
+  // tilesat's program copies a view, so in L1 its operand and result are both live.
+  EXPECT_EQ(folded.l1_bytes_per_core, m.l1_bytes_per_core(f32({8, 64, 768}), l1()) +
+                                          m.l1_bytes_per_core(f32({512, 768}), l1()));
+  Placement dram = dram_tile_placement();
+  EXPECT_EQ(reshape(m, f32({8, 64, 768}), f32({512, 768}), dram, dram).l1_bytes_per_core, 0);
   // [8, 197, 768] -> [1, 8, 197, 768]: the second-last dim kept (its padding too).
   EXPECT_EQ(reshape(m, f32({8, 197, 768}), f32({1, 8, 197, 768}), l1(), l1()).us, 0);
   // Row-major rows never pad: any reshape keeping the last dim.

@@ -273,6 +273,20 @@ TEST(Plan, TensorLargerThanDramIsNamed) {
   }
 }
 
+// A device allowing fewer circular buffers than any kernel of an op takes: the error names
+// the buffers, not the bytes (which fit).
+TEST(Plan, TooFewCircularBuffersIsNamed) {
+  Device d = load_device("wormhole_b0");
+  d.max_circular_buffers = 1;
+  try {
+    plan_graph(seed_mlp(), CostModel(d));
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("circular buffers but device 'wormhole_b0' allows 1 "
+                                    "(max_circular_buffers)"));
+  }
+}
+
 std::shared_ptr<const LayoutChoice> layouts_from(const std::string& text) {
   auto c = std::make_shared<LayoutChoice>();
   c->rules = rewrites::parse_rule_file(text, "test.rules").layouts;

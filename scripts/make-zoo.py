@@ -15,7 +15,7 @@ The zoo (names say model, batch and sequence):
   torchvision CNNs at batch 1 and 16: resnet50, vgg16, densenet121, efficientnet_b0,
     convnext_tiny, regnet_y_400mf, shufflenet_v2_x1_0 (224x224, opset 14); resnet50 at batch 2
     for end-to-end checks
-  vit_b_16 at batch 1 and 8, swin_t at batch 1 (opset 14)
+  vit_b_16 at batch 1 and 8, swin_t, maxvit_t and efficientnet_v2_s at batch 1 (opset 14)
   BERT-base (768, 12 heads, FFN 3072) and BERT-Large (1024, 16 heads, FFN 4096) stacks built
     from torch.nn.TransformerEncoderLayer (batch_first=False, as torch 1.13 exports them: the
     linears see sequence x batch x hidden), at sequence 128 and 384, batch 1 and 8, and one
@@ -143,6 +143,13 @@ def zoo():
                                         [batch, 3, 224, 224], "input", None)
     models["swin_t_b1"] = ("vit", lambda: torchvision.models.swin_t(weights=None),
                            [1, 3, 224, 224], "input", None)
+    # EfficientNet-V2-S (fused MBConv stages, squeeze-excite) and MaxViT-T (blocked and grid
+    # attention over convolutions) at batch 1.
+    models["efficientnet_v2_s_b1"] = (
+        "cnn", lambda: torchvision.models.efficientnet_v2_s(weights=None), [1, 3, 224, 224],
+        "input", None)
+    models["maxvit_t_b1"] = ("vit", lambda: torchvision.models.maxvit_t(weights=None),
+                             [1, 3, 224, 224], "input", None)
     for name, hidden, heads, ffn, depth in (("bert_base", 768, 12, 3072, 12),
                                             ("bert_large", 1024, 16, 4096, 24)):
         for seq in (128, 384):

@@ -930,14 +930,14 @@ OpEstimate CostModel::op_impl(OpKind kind, const Attrs& attrs, std::span<const T
       f.l1_bytes_per_core = e.l1_bytes_per_core;
       e = f;
     }
-    // Operands and result resident in L1 add to the circular buffers.
+    // Operands and result resident in L1 add to the circular buffers. A sharded result's
+    // output block is in its shard (the buffers counted it once already): the block streamed,
+    // which is the whole per-core block only when the output is not streamed.
     for (const TensorUse& in : inputs)
       e.l1_bytes_per_core += l1_bytes_per_core(in.type, in.placement);
-    if (!(m.out_sharded && m.out_l1))
-      e.l1_bytes_per_core += l1_bytes_per_core(output.type, output.placement);
-    else
-      e.l1_bytes_per_core += l1_bytes_per_core(output.type, output.placement) -
-                             e.blocking->per_core_m * e.blocking->per_core_n * m.out_tile_bytes;
+    e.l1_bytes_per_core += l1_bytes_per_core(output.type, output.placement);
+    if (m.out_sharded && m.out_l1)
+      e.l1_bytes_per_core -= e.blocking->out_block_h * e.blocking->out_block_w * m.out_tile_bytes;
     return e;
   }
   case OpKind::Add:

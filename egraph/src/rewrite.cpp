@@ -93,7 +93,9 @@ ApplyResult Rewrite::apply(EGraph& eg, const Matches& matches, const DeclineHook
   const Pattern* lhs_pattern = searcher_->pattern();
   const bool explain = eg.explanations_enabled();
   for (std::size_t i = 0, n = matches.size(); i < n && eg.num_nodes() <= node_limit; ++i) {
-    if (deadline.passed_at(i + 1)) break;
+    // A computed right side may take far longer per match than a pattern's: the clock is read
+    // on every one of its matches.
+    if (applier_ ? deadline.passed() : deadline.passed_at(i + 1)) break;
     Id root = matches.root(i);
     Subst subst = matches.subst(i, eg);
     bool accepted = true;

@@ -146,13 +146,24 @@ void TensorAnalysis::set_source_exits(egraph::Id cls, std::vector<egraph::Id> ex
 
 uint32_t shared_users(const egraph::EGraph& eg, const TensorAnalysis& facts, egraph::Id cls,
                       int depth) {
-  cls = eg.find(cls);
-  uint32_t users = facts[cls].users;
-  if (depth == 0) return users;
-  for (egraph::NodeId p : eg.eclass(cls).parents) {
-    std::optional<OpKind> k = op_of(eg.node(p).op);
-    if (k == OpKind::Reshape || k == OpKind::Permute || k == OpKind::Transpose)
-      users = std::max(users, shared_users(eg, facts, p, depth - 1));
+  // Breadth first, each class once: a class whose reshapes and permutes are merged back into
+  // it (or into each other) has many such parents, and walking every path to `depth` was
+  // their number to that power.
+  std::vector<egraph::Id> seen{eg.find(cls)}, level = seen, next;
+  uint32_t users = facts[seen[0]].users;
+  for (int d = 0; d < depth && !level.empty(); ++d) {
+    next.clear();
+    for (egraph::Id c : level)
+      for (egraph::NodeId p : eg.eclass(c).parents) {
+        std::optional<OpKind> k = op_of(eg.node(p).op);
+        if (k != OpKind::Reshape && k != OpKind::Permute && k != OpKind::Transpose) continue;
+        egraph::Id up = eg.find(p);
+        if (std::find(seen.begin(), seen.end(), up) != seen.end()) continue;
+        seen.push_back(up);
+        next.push_back(up);
+        users = std::max(users, facts[up].users);
+      }
+    std::swap(level, next);
   }
   return users;
 }

@@ -315,6 +315,22 @@ TEST(OpCost, RotaryEmbeddingBeatsItsDecomposition) {
   EXPECT_THAT(fused.cost.detail, ::testing::HasSubstr("rotate_half"));
 }
 
+// A matmul whose sharded result's per-core block does not fit L1 beside its input blocks
+// streams output blocks into the shard: its L1 is the whole shard, its L1 operands and the
+// input blocks (the streamed block lives in the shard, counted once).
+TEST(OpCost, StreamedIntoAShardCountsTheWholeShard) {
+  CostModel m(load_device("wormhole_b0"));
+  // A 2 MiB shard: more than L1, so the buffers of any blocking that fits are smaller.
+  TensorType a = f32({32768, 64}), b = f32({64, 64}), c = f32({32768, 64});
+  Placement shard{Layout::Tile, BufferType::L1, MemoryLayout::BlockSharded, {2, 2}, {16384, 32}};
+  std::vector<TensorUse> in{{a, l1()}, {b, dram_tile_placement()}};
+  OpEstimate e = m.op(OpKind::Matmul, {}, in, {c, shard});
+  ASSERT_TRUE(e.blocking);
+  const MatmulBlocking& bl = *e.blocking;
+  ASSERT_LT(bl.out_block_h * bl.out_block_w, bl.per_core_m * bl.per_core_n); // streamed
+  EXPECT_GT(e.l1_bytes_per_core, m.l1_bytes_per_core(a, l1()) + m.l1_bytes_per_core(c, shard));
+}
+
 // ttnn runs a reshape that keeps the bytes in place (the last dim, the tile rows and the
 // placement) as a view, with no kernel; any other reshape is a copy.
 TEST(OpCost, ReshapeKeepingTheBytesInPlaceIsAView) {

@@ -58,6 +58,35 @@ TEST(TensorAnalysis, KnowsTypesUsersSplatsAndArguments) {
   EXPECT_EQ(teg.facts_of(teg.class_of_node[m.id]).type.shape, (Shape{4, 8}));
 }
 
+// A value's users seen through data movement: the most source users of a class that its
+// reshapes, permutes and transposes reach within `depth` moves.
+TEST(TensorAnalysis, SharedUsersLookThroughDataMovement) {
+  Graph g;
+  Builder b(g);
+  Value x = b.input("x", {4, 8});
+  Value e = b.exp(x);             // one user: the reshape
+  Value r = b.reshape(e, {8, 4}); // one user: the transpose
+  Value t = b.transpose(r, 0, 1); // three: both operands of an add, and a reshape
+  Value p = b.permute(b.reshape(t, {2, 16}), {1, 0});
+  Value s = b.reshape(p, {4, 8}); // four moves above e, read five times
+  b.output(b.add(t, t));
+  b.output(b.add(b.add(s, s), b.add(s, b.add(s, s))));
+  TensorEGraph teg = to_egraph(g);
+  auto cls = [&](Value v) { return teg.class_of_node[v.id]; };
+  auto users = [&](Value v, int depth) {
+    return shared_users(teg.egraph, *teg.facts, cls(v), depth);
+  };
+  ASSERT_EQ(teg.facts_of(cls(e)).users, 1u);
+  ASSERT_EQ(teg.facts_of(cls(t)).users, 3u);
+  ASSERT_EQ(teg.facts_of(cls(s)).users, 5u);
+  EXPECT_EQ(users(e, 0), 1u);
+  EXPECT_EQ(users(e, 1), 1u); // r
+  EXPECT_EQ(users(e, 2), 3u); // r, t
+  EXPECT_EQ(users(e, 3), 3u); // the reshape of t has one user
+  EXPECT_EQ(users(e, 5), 5u); // s, five moves up
+  EXPECT_EQ(users(t, 3), 5u);
+}
+
 TEST(TensorAnalysis, MergingDifferentTypesIsAnInternalError) {
   Graph g;
   Builder b(g);

@@ -1,7 +1,8 @@
 // Deadline: the time after which a long search or apply loop stops early.
 //
 // The runner's time limit holds inside an iteration too: it hands its deadline to each rule's
-// search and apply, which look at the clock every few hundred steps and stop when it passed.
+// search and apply, which look at the clock every few hundred steps (every match of a computed
+// right side) and stop when it passed.
 //
 //   Deadline d = Deadline::after(std::chrono::milliseconds(50));
 //   rule.search(eg, matches, limit, d);   // returns early once 50 ms are over

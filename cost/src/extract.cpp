@@ -19,12 +19,11 @@
 #include <chrono>
 #include <cmath>
 #include <fmt/format.h>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <memory>
-#include <set>
 #include <span>
-#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -42,6 +41,8 @@ struct Choice {
   std::vector<uint32_t> child_placement; // index into the child class's candidates
 };
 
+constexpr uint32_t kNoConfig = std::numeric_limits<uint32_t>::max();
+
 struct ClassState {
   /// The candidate placements and the layout rules offering each.
   std::vector<LayoutVariant> variants;
@@ -50,6 +51,10 @@ struct ClassState {
   bool host_only = false;
   std::vector<double> cost;
   std::vector<Choice> choice;
+  /// With recording: the index in the class's recorded configurations of each choice's.
+  std::vector<uint32_t> made;
+  /// With recording: where the last pass's configurations start (earlier passes' come first).
+  uint32_t last_pass = 0;
 
   const Placement& at(size_t k) const { return variants[k].placement; }
 };
@@ -147,10 +152,9 @@ public:
       : teg_(teg), model_(model.device(), figures_only(model.options())),
         shared_(shared ? shared : &own_) {}
 
-  /// With `record`, each pass also records every configuration it evaluates (problem()): those
-  /// of every pass, as a choice an earlier pass made stays when a later one no longer derives
-  /// it (its operands have cheaper placements by then), and the problem must hold every
-  /// configuration the choices make.
+  /// With `record`, each pass also records every configuration it evaluates (the last pass's,
+  /// at the fixed point, stay: problem(), with those of earlier passes that a choice still
+  /// uses).
   void run(bool record) {
     const egraph::EGraph& eg = teg_.egraph;
     for (egraph::Id c : eg.classes()) {
@@ -164,6 +168,7 @@ public:
       }
       s.cost.assign(s.variants.size(), kInf);
       s.choice.assign(s.variants.size(), Choice{});
+      if (record) s.made.assign(s.variants.size(), kNoConfig);
     }
     // Bellman-Ford style: costs only decrease, so this reaches a fixed point. Classes are
     // visited operands first, so an acyclic e-graph settles in one pass and the second
@@ -175,7 +180,10 @@ public:
       bool changed = false;
       for (egraph::Id c : order_) {
         ProblemClass* pc = nullptr;
-        if (record) pc = &recorded_.classes[c];
+        if (record) {
+          pc = &recorded_.classes[c];
+          start_pass(state_[c], *pc);
+        }
         for (egraph::NodeId n : eg.eclass(c).nodes) changed |= relax(c, n, pc);
       }
       if (!changed) break;
@@ -194,6 +202,17 @@ public:
       const ClassState& s = state_.at(c);
       for (const LayoutVariant& v : s.variants) pc.placements.push_back(v.placement);
       pc.dram_tile = index_of(c, dram_tile_placement());
+      // The last pass's configurations, and an earlier one a choice still uses when the last
+      // pass has none of its e-node (it no longer derived it: its operands had cheaper
+      // placements by then): the problem must hold a configuration of every chosen e-node.
+      std::vector<NodeConfig> missing;
+      for (uint32_t j : s.made)
+        if (j < s.last_pass &&
+            std::none_of(pc.configs.begin() + s.last_pass, pc.configs.end(),
+                         [&](const NodeConfig& x) { return x.node == pc.configs[j].node; }))
+          missing.push_back(std::move(pc.configs[j]));
+      pc.configs.erase(pc.configs.begin(), pc.configs.begin() + s.last_pass);
+      std::move(missing.begin(), missing.end(), std::back_inserter(pc.configs));
     }
     // Each class converts from the placements it is computed in to those it is read in.
     std::unordered_map<egraph::Id, std::unordered_set<uint32_t>> read;
@@ -387,14 +406,16 @@ private:
     std::vector<uint32_t> read;
   };
 
-  // Records `node` computing placement `k` from `in` at op cost `us` once (a configuration
-  // reading a placement that is no candidate of its operand is left out).
-  void record(ProblemClass& rec, egraph::NodeId n, uint32_t k, const Operands& in, double us) {
+  // Records `node` computing placement `k` from `in` at op cost `us`: its index in the class's
+  // configurations, kNoConfig when it reads a placement that is no candidate of its operand
+  // (left out).
+  uint32_t record(ProblemClass& rec, egraph::NodeId n, uint32_t k, const Operands& in,
+                  double us) const {
     const egraph::ENode& node = teg_.egraph.node(n);
     for (size_t i = 0; i < in.read.size(); ++i)
-      if (in.read[i] >= state(node.children[i]).variants.size()) return;
-    if (recorded_keys_.emplace(n, k, in.read).second)
-      rec.configs.push_back(NodeConfig{n, k, in.read, us});
+      if (in.read[i] >= state(node.children[i]).variants.size()) return kNoConfig;
+    rec.configs.push_back(NodeConfig{n, k, in.read, us});
+    return static_cast<uint32_t>(rec.configs.size() - 1);
   }
 
   // model_.op of e-node `n` (rethrowing its Error on every call), remembered.
@@ -412,6 +433,22 @@ private:
     });
     if (!value) throw Error("no kernel for this variant");
     return *value;
+  }
+
+  // Starts a pass over class `s`'s e-nodes: its recorded configurations are dropped but for
+  // those its choices use, which move to the front (the pass records after them). In place:
+  // the buffers stay for the pass to fill again.
+  static void start_pass(ClassState& s, ProblemClass& pc) {
+    std::vector<uint32_t*> used; // the choices' configurations, by index (one per placement)
+    for (uint32_t& j : s.made)
+      if (j != kNoConfig) used.push_back(&j);
+    std::sort(used.begin(), used.end(), [](uint32_t* a, uint32_t* b) { return *a < *b; });
+    for (uint32_t i = 0; i < used.size(); ++i) {
+      std::swap(pc.configs[i], pc.configs[*used[i]]);
+      *used[i] = i;
+    }
+    pc.configs.resize(used.size());
+    s.last_pass = static_cast<uint32_t>(used.size());
   }
 
   // Whether an op estimated at `e` fits the device's L1 and circular buffers.
@@ -493,10 +530,12 @@ private:
           std::find_if(s.variants.begin(), s.variants.end(),
                        [&](const LayoutVariant& v) { return v.placement == at; }) -
           s.variants.begin());
-      if (rec && k < s.variants.size()) record(*rec, n, static_cast<uint32_t>(k), Operands{}, 0);
+      uint32_t cfg = kNoConfig;
+      if (rec && k < s.variants.size()) cfg = record(*rec, n, static_cast<uint32_t>(k), {}, 0);
       if (k < s.variants.size() && s.cost[k] > 0) {
         s.cost[k] = 0;
         s.choice[k] = Choice{n, {}};
+        if (rec) s.made[k] = cfg;
         return true;
       }
       return false;
@@ -534,13 +573,14 @@ private:
         }
         if (!fits(e)) continue;
         const double weight = once ? kOnce : 1.0;
-        if (rec) record(*rec, n, k, *used, weight * e.us);
+        const uint32_t cfg = rec ? record(*rec, n, k, *used, weight * e.us) : kNoConfig;
         // Every operand is feasible: a sum that overflows (tree costs over a DAG that shares
         // much) stays feasible at the largest finite cost.
         double total = std::min(weight * e.us + used->cost, kMaxFinite);
         if (total < s.cost[k] - 1e-12) {
           s.cost[k] = total;
           s.choice[k] = used->choice;
+          if (rec) s.made[k] = cfg;
           changed = true;
         }
         if (*kind == OpKind::Reshape && !once) changed |= relax_view(c, n, node, attrs, k, rec);
@@ -572,11 +612,12 @@ private:
       return false; // no kernel for this variant
     }
     if (!e.view || !fits(e)) return false;
-    if (rec) record(*rec, n, k, in, e.us);
+    const uint32_t cfg = rec ? record(*rec, n, k, in, e.us) : kNoConfig;
     double total = std::min(e.us + in.cost, kMaxFinite);
     if (total >= s.cost[k] - 1e-12) return false;
     s.cost[k] = total;
     s.choice[k] = in.choice;
+    if (rec) s.made[k] = cfg;
     return true;
   }
 
@@ -593,7 +634,6 @@ private:
   std::unordered_set<egraph::Id> constant_; // classes const-eval computes (find_constants)
   std::vector<egraph::Id> order_;           // operands first (operands_first)
   ExtractionProblem recorded_;              // the configurations run() records
-  std::set<std::tuple<egraph::NodeId, uint32_t, std::vector<uint32_t>>> recorded_keys_;
 };
 
 // The dynamic program's selection, and with `record` the problem its configurations make and
@@ -642,7 +682,12 @@ DpOutcome run_dp(const rewrites::TensorEGraph& teg, const CostModel& model, bool
     if (chosen->count(c)) continue;
     const Choice& ch = dp.state(c).choice[k];
     (*chosen)[c] = ch.node;
-    if (record) out.assignment[c] = dp_config(out.problem, c, ch.node, k);
+    // A choice without a configuration in the problem leaves its class unassigned (the
+    // objective of the assignment is then unknown) rather than naming one that is not there.
+    if (record)
+      if (uint32_t j = dp_config(out.problem, c, ch.node, k);
+          j < out.problem.classes.at(c).configs.size())
+        out.assignment[c] = j;
     egraph::ENode node = teg.egraph.node(ch.node);
     for (size_t i = 0; i < node.children.size(); ++i)
       stack.emplace_back(teg.egraph.find(node.children[i]), ch.child_placement[i]);

@@ -290,7 +290,7 @@ private:
     for (const LayoutVariant& variant : layout_variants(type, dev_, model_.layouts())) {
       const Placement& p = variant.placement;
       if (p.layout != Layout::Tile || p.memory != MemoryLayout::Interleaved) continue;
-      if (conversions_.count(std::make_pair(v, placement_str(p)))) return p;
+      if (converted(v, p)) return p;
       if (p.buffer == BufferType::L1 && !conversion_fits(v, p, t, 0)) continue;
       double score = model_.to_layout(type, src.placement, p).us +
                      static_cast<double>(g_.use_count(src.node)) * read_cost(type, p) +
@@ -303,11 +303,16 @@ private:
     return best ? *best : dram_tile_placement();
   }
 
+  // Whether value `v` was converted to `p` already (the copy is shared).
+  bool converted(uint32_t v, const Placement& p) const {
+    return conversions_.count(std::make_pair(v, placement_str(p))) > 0;
+  }
+
   // Whether converting value `v` to `to` at position t fits L1 beside the other values alive
   // there and `more` bytes of results made for the same op: the conversion holds its source,
   // its result and its circular buffers at once. A conversion made before is free.
   bool conversion_fits(uint32_t v, const Placement& to, size_t t, int64_t more) {
-    if (conversions_.count(std::make_pair(v, placement_str(to)))) return true;
+    if (converted(v, to)) return true;
     const PlannedValue& src = plan_.values[v];
     OpEstimate e = model_.to_layout(g_.node(src.node).type, src.placement, to);
     return live_others(t, {v}) + more + e.l1_bytes_per_core <= dev_.usable_l1_bytes() &&
@@ -321,9 +326,9 @@ private:
     int64_t made = 0;
     for (size_t i = 0; i < ins.size(); ++i) {
       if (!moves[i]) continue;
+      if (converted(ins[i], *moves[i])) continue;
       if (!conversion_fits(ins[i], *moves[i], t, made)) return false;
-      if (!conversions_.count(std::make_pair(ins[i], placement_str(*moves[i]))))
-        made += model_.l1_bytes_per_core(g_.node(plan_.values[ins[i]].node).type, *moves[i]);
+      made += model_.l1_bytes_per_core(g_.node(plan_.values[ins[i]].node).type, *moves[i]);
     }
     return true;
   }

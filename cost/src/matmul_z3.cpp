@@ -23,7 +23,9 @@ std::optional<MatmulChoice> solve(const MatmulConfig& m, const Device& d, GridFr
   const int64_t rows = std::max<uint32_t>(d.grid_usable.rows, 1);
   const int64_t cols = std::max<uint32_t>(d.grid_usable.cols, 1);
   const int64_t dst = std::max<int64_t>(d.dst_tiles / 2 / (m.fp32_accumulate ? 2 : 1), 1);
-  z3::context ctx;
+  // One context per thread, kept: making one costs about as much as solving (tens of ms),
+  // and a model asks for a hundred distinct matmuls.
+  thread_local z3::context ctx;
   z3::params p(ctx);
   p.set("timeout", 10000u);
   z3::optimize opt(ctx);
@@ -138,7 +140,9 @@ std::optional<MatmulChoice> solve(const MatmulConfig& m, const Device& d, GridFr
   // Lexicographic, one objective at a time, each fixed at its optimum before the next: the
   // predicted time; on ties (a DRAM-bound matmul is as fast on fewer cores) the fewest grid
   // rows, then columns, as the model's own enumeration breaks them; the least unpacker
-  // traffic; the widest inner block.
+  // traffic, and among sub-blocks moving as little the shortest, then the narrowest, as the
+  // model's own enumeration breaks ties (so the answer is unique: the context is reused, and
+  // Z3 would otherwise pick among equals by its own history); the widest inner block.
   std::optional<z3::model> mod;
   auto settle = [&](const z3::expr& objective, bool minimize) {
     opt.push();
@@ -152,8 +156,11 @@ std::optional<MatmulChoice> solve(const MatmulConfig& m, const Device& d, GridFr
     if (ok) opt.add(objective == mod->eval(objective, true));
     return ok;
   };
-  if (!settle(time, true) || !settle(ru, true) || !settle(cu, true) || !settle(traffic, true) ||
-      !settle(ibw.var, false))
+  // h and w are at most dst: the sub-block's rank in (h, w) order is below (dst + 1)^2.
+  z3::expr traffic_then_subblock =
+      traffic * num((dst + 1) * (dst + 1)) + h.var * num(dst + 1) + w.var;
+  if (!settle(time, true) || !settle(ru, true) || !settle(cu, true) ||
+      !settle(traffic_then_subblock, true) || !settle(ibw.var, false))
     return std::nullopt;
   auto value = [&](const z3::expr& e) { return mod->eval(e, true).get_numeral_int64(); };
   MatmulChoice out;

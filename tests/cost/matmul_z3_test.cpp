@@ -78,8 +78,11 @@ TEST(MatmulZ3, FreeGridMatchesTheModelsBestTime) {
       EXPECT_NEAR(at_z.us, best.us, 1e-6 * best.us);
       EXPECT_EQ(at_z.grid, z->grid);
       EXPECT_EQ(z->grid, best.grid);
-      // On its grid, Z3's sub-block moves as few unpacker bytes as the model's.
+      // On its grid, Z3's sub-block is the model's: as few unpacker bytes, and among equals
+      // the shortest, then the narrowest.
       EXPECT_DOUBLE_EQ(unpack_traffic(c, z->blocking), unpack_traffic(c, *at_z.blocking));
+      EXPECT_EQ(z->blocking.out_subblock_h, at_z.blocking->out_subblock_h);
+      EXPECT_EQ(z->blocking.out_subblock_w, at_z.blocking->out_subblock_w);
       EXPECT_EQ(z->blocking.in0_block_w, at_z.blocking->in0_block_w)
           << z->grid.rows << "x" << z->grid.cols << " pm " << z->blocking.per_core_m << " pn "
           << z->blocking.per_core_n << " h " << z->blocking.out_subblock_h << " w "
@@ -101,6 +104,34 @@ TEST(MatmulZ3, FixedGridOnlyBlocks) {
   EXPECT_EQ(z->blocking.per_core_n, 16);
   EXPECT_DOUBLE_EQ(unpack_traffic(c, z->blocking),
                    unpack_traffic(c, *CostModel(d).matmul(c).blocking));
+}
+
+// Sub-blocks that move as many bytes (1x4 and 4x1 of a 12x12 block, DST holding four tiles
+// with f32 accumulation) are a tie Z3 would break by its own history (its context is kept
+// between problems): it takes the model's, the shortest.
+TEST(MatmulZ3, TiedSubBlocksAreTheModels) {
+  Device d = load_device("wormhole_b0");
+  MatmulConfig c;
+  c.m = c.n = 3072;
+  c.k = 1024;
+  c.grid = CoreGrid{8, 8};
+  c.in0_l1 = c.out_l1 = true;
+  c.fp32_accumulate = true;
+  c.epilogue_cycles_per_tile = 8;
+  // Other problems first, so the context has a history when this one is asked.
+  for (int64_t n : {256, 512, 768}) {
+    MatmulConfig other = c;
+    other.n = n;
+    ASSERT_TRUE(choose_matmul_z3(other, d, GridFreedom::Free).has_value());
+  }
+  std::optional<MatmulChoice> z = choose_matmul_z3(c, d, GridFreedom::Fixed);
+  ASSERT_TRUE(z.has_value());
+  expect_valid(c, *z, d);
+  EXPECT_EQ(z->blocking.per_core_m, 12);
+  EXPECT_EQ(z->blocking.per_core_n, 12);
+  MatmulBlocking own = *CostModel(d).matmul(c).blocking;
+  EXPECT_EQ(z->blocking.out_subblock_h, own.out_subblock_h);
+  EXPECT_EQ(z->blocking.out_subblock_w, own.out_subblock_w);
 }
 
 TEST(MatmulZ3, NoBlockingFitsIsNullopt) {

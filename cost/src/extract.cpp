@@ -1,6 +1,7 @@
 // extract.cpp: the dynamic program over (e-class, placement), and plan extraction.
 #include "tilesat/cost/extract.h"
 
+#include "components.h"
 #include "post_order.h"
 #include "tilesat/cost/extract_exact.h"
 #include "tilesat/cost/extract_problem.h"
@@ -18,11 +19,13 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <deque>
 #include <fmt/format.h>
 #include <iterator>
 #include <limits>
 #include <map>
 #include <memory>
+#include <set>
 #include <span>
 #include <unordered_map>
 #include <unordered_set>
@@ -171,22 +174,31 @@ public:
       if (record) s.made.assign(s.variants.size(), kNoConfig);
     }
     // Bellman-Ford style: costs only decrease, so this reaches a fixed point. Classes are
-    // visited operands first, so an acyclic e-graph settles in one pass and the second
-    // confirms it (cycles through merged classes take a few more); in id order, a deep model
-    // needed about as many passes as it has layers.
+    // visited operands first, a component of classes that read each other (a cycle through
+    // merged reshapes and permutes) at a time: a class outside a cycle reads only settled
+    // classes and is settled in one pass; a cycle's classes are passed over until none
+    // changes (at most one pass more than it has classes). Passing over the whole e-graph
+    // instead, each pass settled one more cycle downstream: a deep model took about as many
+    // passes as it has layers.
     order_ = operands_first();
     if (model_.options().const_eval) find_constants(order_);
-    for (size_t pass = 0; pass <= eg.num_classes() + 1; ++pass) {
-      bool changed = false;
-      for (egraph::Id c : order_) {
-        ProblemClass* pc = nullptr;
-        if (record) {
-          pc = &recorded_.classes[c];
-          start_pass(state_[c], *pc);
+    for (size_t begin = 0, end = 0; begin < order_.size(); begin = end) {
+      end = begin + 1;
+      while (end < order_.size() && component_[end] == component_[begin]) ++end;
+      for (size_t pass = 0; pass <= end - begin; ++pass) {
+        bool changed = false;
+        for (size_t i = begin; i < end; ++i) {
+          const egraph::Id c = order_[i];
+          ProblemClass* pc = nullptr;
+          if (record) {
+            pc = &recorded_.classes[c];
+            start_pass(state_[c], *pc);
+          }
+          for (egraph::NodeId n : eg.eclass(c).nodes) changed |= relax(c, n, pc);
         }
-        for (egraph::NodeId n : eg.eclass(c).nodes) changed |= relax(c, n, pc);
+        // A class never reads itself (relax), so a component of one is settled.
+        if (!changed || end - begin == 1) break;
       }
-      if (!changed) break;
     }
   }
 
@@ -283,18 +295,37 @@ public:
            model_.to_layout(type, dram_tile_placement(), to).us;
   }
 
-  // Every class, each after the classes its e-nodes read (a depth-first post-order; an edge
-  // back into a class on the current path, a cycle, is skipped).
-  std::vector<egraph::Id> operands_first() const {
+  // Every class, each after the classes its e-nodes read: components of classes that read
+  // each other (components.h) in order, the classes of one in a depth-first post-order (an
+  // edge back into a class on the current path is skipped). Sets component_, each class's
+  // component by position.
+  std::vector<egraph::Id> operands_first() {
     const egraph::EGraph& eg = teg_.egraph;
     std::vector<egraph::Id> roots;
     for (egraph::Id c : eg.classes()) roots.push_back(eg.find(c));
-    return post_order(roots, [&](egraph::Id c) {
+    auto reads = [&](egraph::Id c) {
       std::vector<egraph::Id> out;
       for (egraph::NodeId n : eg.eclass(c).nodes)
         for (egraph::Id ch : eg.node(n).children) out.push_back(eg.find(ch));
       return out;
-    });
+    };
+    std::vector<egraph::Id> order = post_order(roots, reads);
+    std::unordered_map<egraph::Id, uint32_t> index;
+    for (uint32_t i = 0; i < order.size(); ++i) index.emplace(order[i], i);
+    std::vector<std::vector<uint32_t>> edges(order.size());
+    for (uint32_t i = 0; i < order.size(); ++i)
+      for (egraph::Id ch : reads(order[i])) edges[i].push_back(index.at(ch));
+    const std::vector<uint32_t> of = components_operands_first(edges);
+    std::vector<uint32_t> by(order.size());
+    for (uint32_t i = 0; i < by.size(); ++i) by[i] = i;
+    std::stable_sort(by.begin(), by.end(), [&](uint32_t a, uint32_t b) { return of[a] < of[b]; });
+    std::vector<egraph::Id> out(order.size());
+    component_.resize(order.size());
+    for (uint32_t i = 0; i < by.size(); ++i) {
+      out[i] = order[by[i]];
+      component_[i] = of[by[i]];
+    }
+    return out;
   }
 
   // The cheapest candidate of class `c` counting `extra(placement)` on top of its cost: its
@@ -633,6 +664,7 @@ private:
   std::unordered_map<egraph::Id, ClassState> state_;
   std::unordered_set<egraph::Id> constant_; // classes const-eval computes (find_constants)
   std::vector<egraph::Id> order_;           // operands first (operands_first)
+  std::vector<uint32_t> component_;         // per position of order_: its class's component
   ExtractionProblem recorded_;              // the configurations run() records
 };
 
@@ -661,8 +693,7 @@ DpOutcome run_dp(const rewrites::TensorEGraph& teg, const CostModel& model, bool
   dp.run(record);
   DpOutcome out;
   auto chosen = std::make_shared<std::unordered_map<egraph::Id, egraph::NodeId>>();
-  // Top-down from the results: the first demand of a class fixes its e-node.
-  std::vector<std::pair<egraph::Id, uint32_t>> stack;
+  std::vector<std::pair<egraph::Id, uint32_t>> demands; // each result's class and placement
   for (size_t i = 0; i < teg.results.size(); ++i) {
     egraph::Id r = teg.results[i];
     auto [k, cost] = dp.best_result(r);
@@ -673,24 +704,154 @@ DpOutcome run_dp(const rewrites::TensorEGraph& teg, const CostModel& model, bool
                               i, model.device().name, where.empty() ? "" : ": first " + where));
     }
     out.selection.cost_us += cost;
-    stack.emplace_back(teg.egraph.find(r), k);
+    demands.emplace_back(teg.egraph.find(r), k);
   }
   if (record) out.problem = dp.problem();
-  while (!stack.empty()) {
-    auto [c, k] = stack.back();
-    stack.pop_back();
-    if (chosen->count(c)) continue;
-    const Choice& ch = dp.state(c).choice[k];
-    (*chosen)[c] = ch.node;
+  // Depth first from the results (the last first, and of an e-node's operands the last
+  // first): the first demand of a class fixes its e-node, the choice for the placement asked.
+  // The choices of different placements of a class may read different classes, and a class
+  // reshaped back into itself is its reshape's operand's operand: the first choice can then
+  // read a class on the current path, which one e-node per class cannot hold. The class then
+  // takes the cheapest placement's choice that reads none, else (every placement's choice
+  // reads one: costs at the finite cap are all equal) its first e-node that reads none, each
+  // operand at its cheapest placement. Where no e-node of the class will do, the projection
+  // starts again, each class taking the choice of its placement shallowest in the DP's
+  // choices (which are acyclic: a choice is made only on a strict improvement), so every
+  // class reads classes shallower than itself.
+  enum : uint8_t { kUnseen, kOpen, kDone };
+  std::unordered_map<egraph::Id, uint8_t> seen;
+  struct Frame {
+    egraph::Id c;
+    const Choice* choice;
+    size_t next = 0; // operands visited, from the last
+  };
+  std::vector<Frame> path;
+  std::deque<Choice> detours; // choices made outside the DP's, kept for the frames
+  auto reads_open = [&](egraph::NodeId n) {
+    for (egraph::Id child : teg.egraph.node(n).children)
+      if (seen[teg.egraph.find(child)] == kOpen) return true;
+    return false;
+  };
+  auto cheapest = [&](egraph::Id c) {
+    const ClassState& s = dp.state(c);
+    return static_cast<uint32_t>(std::min_element(s.cost.begin(), s.cost.end()) - s.cost.begin());
+  };
+  auto detour = [&](egraph::Id c) -> const Choice* {
+    for (egraph::NodeId n : teg.egraph.eclass(c).nodes) {
+      std::optional<OpKind> kind = rewrites::op_of(teg.egraph.node(n).op);
+      if (!kind || *kind == OpKind::Argument || reads_open(n)) continue;
+      Choice ch{n, {}};
+      for (egraph::Id child : teg.egraph.node(n).children) {
+        egraph::Id cc = teg.egraph.find(child);
+        if (cc == c || !dp.feasible(cc)) break;
+        ch.child_placement.push_back(cheapest(cc));
+      }
+      if (ch.child_placement.size() == teg.egraph.node(n).children.size())
+        return &detours.emplace_back(std::move(ch));
+    }
+    return nullptr;
+  };
+  // Depth of placement k of class c in the DP's choices: 0 for a leaf, else one more than the
+  // deepest operand placement it reads. Iterative (a deep model's chain of choices).
+  std::map<std::pair<egraph::Id, uint32_t>, uint32_t> depths;
+  auto depth = [&](egraph::Id c0, uint32_t k0) {
+    std::vector<std::pair<egraph::Id, uint32_t>> todo{{c0, k0}};
+    std::set<std::pair<egraph::Id, uint32_t>> expanded;
+    while (!todo.empty()) {
+      auto [c, k] = todo.back();
+      if (depths.count({c, k})) {
+        todo.pop_back();
+        continue;
+      }
+      expanded.insert({c, k});
+      const Choice& ch = dp.state(c).choice[k];
+      const egraph::ENode& node = teg.egraph.node(ch.node);
+      uint32_t deepest = 0;
+      bool ready = true;
+      for (size_t i = 0; i < node.children.size(); ++i) {
+        std::pair<egraph::Id, uint32_t> at{teg.egraph.find(node.children[i]),
+                                           ch.child_placement[i]};
+        if (auto it = depths.find(at); it != depths.end()) {
+          deepest = std::max(deepest, it->second + 1);
+        } else if (expanded.count(at)) {
+          throw InternalError(fmt::format("extraction: the choices of class {} read it", c));
+        } else {
+          ready = false;
+          todo.push_back(at);
+        }
+      }
+      if (ready) {
+        depths[{c, k}] = deepest;
+        todo.pop_back();
+      }
+    }
+    return depths.at({c0, k0});
+  };
+  auto shallowest = [&](egraph::Id c) {
+    const ClassState& s = dp.state(c);
+    std::optional<uint32_t> best;
+    for (uint32_t k = 0; k < s.variants.size(); ++k)
+      if (s.cost[k] < kInf && s.choice[k].node != egraph::kNoId &&
+          (!best ||
+           std::make_pair(depth(c, k), s.cost[k]) < std::make_pair(depth(c, *best), s.cost[*best])))
+        best = k;
+    if (!best) throw InternalError(fmt::format("extraction: class {} has no choice", c));
+    return *best;
+  };
+  bool by_depth = false;
+  auto open = [&](egraph::Id c, uint32_t k) {
+    const ClassState& s = dp.state(c);
+    if (by_depth) k = shallowest(c);
+    const Choice* ch = &s.choice[k];
+    if (!by_depth && reads_open(ch->node)) {
+      std::optional<uint32_t> other;
+      for (uint32_t j = 0; j < s.variants.size(); ++j)
+        if (s.cost[j] < kInf && s.choice[j].node != egraph::kNoId &&
+            !reads_open(s.choice[j].node) && (!other || s.cost[j] < s.cost[*other]))
+          other = j;
+      if (other) {
+        k = *other;
+        ch = &s.choice[k];
+      } else if (!(ch = detour(c))) {
+        return false;
+      }
+    }
+    (*chosen)[c] = ch->node;
     // A choice without a configuration in the problem leaves its class unassigned (the
     // objective of the assignment is then unknown) rather than naming one that is not there.
     if (record)
-      if (uint32_t j = dp_config(out.problem, c, ch.node, k);
+      if (uint32_t j = dp_config(out.problem, c, ch->node, k);
           j < out.problem.classes.at(c).configs.size())
         out.assignment[c] = j;
-    egraph::ENode node = teg.egraph.node(ch.node);
-    for (size_t i = 0; i < node.children.size(); ++i)
-      stack.emplace_back(teg.egraph.find(node.children[i]), ch.child_placement[i]);
+    seen[c] = kOpen;
+    path.push_back(Frame{c, ch});
+    return true;
+  };
+  auto project = [&] {
+    for (auto it = demands.rbegin(); it != demands.rend(); ++it) {
+      if (seen[it->first] == kUnseen && !open(it->first, it->second)) return false;
+      while (!path.empty()) {
+        Frame& f = path.back();
+        const egraph::ENode& node = teg.egraph.node(f.choice->node);
+        if (f.next < node.children.size()) {
+          size_t i = node.children.size() - 1 - f.next++;
+          egraph::Id child = teg.egraph.find(node.children[i]);
+          if (seen[child] == kUnseen && !open(child, f.choice->child_placement[i])) return false;
+          continue;
+        }
+        seen[f.c] = kDone;
+        path.pop_back();
+      }
+    }
+    return true;
+  };
+  if (!project()) {
+    chosen->clear();
+    out.assignment.clear();
+    seen.clear();
+    path.clear();
+    by_depth = true;
+    if (!project()) throw InternalError("extraction: the shallowest choices read a class twice");
   }
   const egraph::EGraph* eg = &teg.egraph;
   out.selection.select = [chosen, eg](egraph::Id cls) {

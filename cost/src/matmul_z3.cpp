@@ -8,6 +8,7 @@
 #include <cmath>
 #include <fmt/format.h>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <z3++.h>
@@ -23,9 +24,13 @@ std::optional<MatmulChoice> solve(const MatmulConfig& m, const Device& d, GridFr
   const int64_t rows = std::max<uint32_t>(d.grid_usable.rows, 1);
   const int64_t cols = std::max<uint32_t>(d.grid_usable.cols, 1);
   const int64_t dst = std::max<int64_t>(d.dst_tiles / 2 / (m.fp32_accumulate ? 2 : 1), 1);
-  // One context per thread, kept: making one costs about as much as solving (tens of ms),
-  // and a model asks for a hundred distinct matmuls.
-  thread_local z3::context ctx;
+  // One context per thread, renewed every 32 problems: making one costs about as much as
+  // solving (tens of ms) and a model asks for a hundred distinct matmuls; renewing bounds
+  // what a context keeps of its problems (its allocator holds what they freed).
+  thread_local std::unique_ptr<z3::context> kept;
+  thread_local unsigned solved = 0;
+  if (!kept || solved++ % 32 == 0) kept = std::make_unique<z3::context>();
+  z3::context& ctx = *kept;
   z3::params p(ctx);
   p.set("timeout", 10000u);
   z3::optimize opt(ctx);

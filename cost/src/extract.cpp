@@ -303,18 +303,18 @@ public:
     const egraph::EGraph& eg = teg_.egraph;
     std::vector<egraph::Id> roots;
     for (egraph::Id c : eg.classes()) roots.push_back(eg.find(c));
-    auto reads = [&](egraph::Id c) {
-      std::vector<egraph::Id> out;
+    std::unordered_map<egraph::Id, std::vector<egraph::Id>> reads;
+    for (egraph::Id c : roots) {
+      std::vector<egraph::Id>& out = reads[c];
       for (egraph::NodeId n : eg.eclass(c).nodes)
         for (egraph::Id ch : eg.node(n).children) out.push_back(eg.find(ch));
-      return out;
-    };
-    std::vector<egraph::Id> order = post_order(roots, reads);
+    }
+    std::vector<egraph::Id> order = post_order(roots, [&](egraph::Id c) { return reads.at(c); });
     std::unordered_map<egraph::Id, uint32_t> index;
     for (uint32_t i = 0; i < order.size(); ++i) index.emplace(order[i], i);
     std::vector<std::vector<uint32_t>> edges(order.size());
     for (uint32_t i = 0; i < order.size(); ++i)
-      for (egraph::Id ch : reads(order[i])) edges[i].push_back(index.at(ch));
+      for (egraph::Id ch : reads.at(order[i])) edges[i].push_back(index.at(ch));
     const std::vector<uint32_t> of = components_operands_first(edges);
     std::vector<uint32_t> by(order.size());
     for (uint32_t i = 0; i < by.size(); ++i) by[i] = i;
@@ -732,10 +732,6 @@ DpOutcome run_dp(const rewrites::TensorEGraph& teg, const CostModel& model, bool
       if (seen[teg.egraph.find(child)] == kOpen) return true;
     return false;
   };
-  auto cheapest = [&](egraph::Id c) {
-    const ClassState& s = dp.state(c);
-    return static_cast<uint32_t>(std::min_element(s.cost.begin(), s.cost.end()) - s.cost.begin());
-  };
   auto detour = [&](egraph::Id c) -> const Choice* {
     for (egraph::NodeId n : teg.egraph.eclass(c).nodes) {
       std::optional<OpKind> kind = rewrites::op_of(teg.egraph.node(n).op);
@@ -744,7 +740,8 @@ DpOutcome run_dp(const rewrites::TensorEGraph& teg, const CostModel& model, bool
       for (egraph::Id child : teg.egraph.node(n).children) {
         egraph::Id cc = teg.egraph.find(child);
         if (cc == c || !dp.feasible(cc)) break;
-        ch.child_placement.push_back(cheapest(cc));
+        ch.child_placement.push_back(
+            dp.best_among(cc, [](const Placement&) { return true; }).first);
       }
       if (ch.child_placement.size() == teg.egraph.node(n).children.size())
         return &detours.emplace_back(std::move(ch));
@@ -755,12 +752,12 @@ DpOutcome run_dp(const rewrites::TensorEGraph& teg, const CostModel& model, bool
   // deepest operand placement it reads. Iterative (a deep model's chain of choices).
   std::map<std::pair<egraph::Id, uint32_t>, uint32_t> depths;
   auto depth = [&](egraph::Id c0, uint32_t k0) {
-    std::vector<std::pair<egraph::Id, uint32_t>> todo{{c0, k0}};
+    std::vector<std::pair<egraph::Id, uint32_t>> pending{{c0, k0}};
     std::set<std::pair<egraph::Id, uint32_t>> expanded;
-    while (!todo.empty()) {
-      auto [c, k] = todo.back();
+    while (!pending.empty()) {
+      auto [c, k] = pending.back();
       if (depths.count({c, k})) {
-        todo.pop_back();
+        pending.pop_back();
         continue;
       }
       expanded.insert({c, k});
@@ -777,12 +774,12 @@ DpOutcome run_dp(const rewrites::TensorEGraph& teg, const CostModel& model, bool
           throw InternalError(fmt::format("extraction: the choices of class {} read it", c));
         } else {
           ready = false;
-          todo.push_back(at);
+          pending.push_back(at);
         }
       }
       if (ready) {
         depths[{c, k}] = deepest;
-        todo.pop_back();
+        pending.pop_back();
       }
     }
     return depths.at({c0, k0});
@@ -851,7 +848,7 @@ DpOutcome run_dp(const rewrites::TensorEGraph& teg, const CostModel& model, bool
     seen.clear();
     path.clear();
     by_depth = true;
-    if (!project()) throw InternalError("extraction: the shallowest choices read a class twice");
+    project(); // by depth, open() takes every class's choice as it is: it cannot fail
   }
   const egraph::EGraph* eg = &teg.egraph;
   out.selection.select = [chosen, eg](egraph::Id cls) {

@@ -25,8 +25,9 @@ std::optional<MatmulChoice> solve(const MatmulConfig& m, const Device& d, GridFr
   const int64_t cols = std::max<uint32_t>(d.grid_usable.cols, 1);
   const int64_t dst = std::max<int64_t>(d.dst_tiles / 2 / (m.fp32_accumulate ? 2 : 1), 1);
   // One context per thread, renewed every 32 problems: making one costs about as much as
-  // solving (tens of ms) and a model asks for a hundred distinct matmuls; renewing bounds
-  // what a context keeps of its problems (its allocator holds what they freed).
+  // solving (about 40 ms) and a model asks for a hundred distinct matmuls; renewed every 32,
+  // it costs about a millisecond a problem, and what a context's allocator keeps of its
+  // problems stays bounded.
   thread_local std::unique_ptr<z3::context> kept;
   thread_local unsigned solved = 0;
   if (!kept || solved++ % 32 == 0) kept = std::make_unique<z3::context>();

@@ -3,6 +3,7 @@
 
 #include "components.h"
 #include "post_order.h"
+#include "projection.h"
 #include "tilesat/cost/extract_exact.h"
 #include "tilesat/cost/extract_problem.h"
 #include "tilesat/cost/extract_share.h"
@@ -19,13 +20,11 @@
 #include <array>
 #include <chrono>
 #include <cmath>
-#include <deque>
 #include <fmt/format.h>
 #include <iterator>
 #include <limits>
 #include <map>
 #include <memory>
-#include <set>
 #include <span>
 #include <unordered_map>
 #include <unordered_set>
@@ -38,11 +37,6 @@ constexpr double kMaxFinite = std::numeric_limits<double>::max();
 // Const-eval: one-time work (on weights and constants, once at load) weighs this much against
 // per-inference work, so the DP minimises per-inference time first and one-time time second.
 constexpr double kOnce = 1e-6;
-
-struct Choice {
-  egraph::NodeId node = egraph::kNoId;
-  std::vector<uint32_t> child_placement; // index into the child class's candidates
-};
 
 constexpr uint32_t kNoConfig = std::numeric_limits<uint32_t>::max();
 
@@ -687,12 +681,34 @@ uint32_t dp_config(const ExtractionProblem& problem, egraph::Id c, egraph::NodeI
   return static_cast<uint32_t>(best - configs.begin());
 }
 
+// A finished DP's choices as the projection reads them.
+class DpChoices final : public ChoiceTable {
+public:
+  DpChoices(const rewrites::TensorEGraph& teg, const Dp& dp) : teg_(teg), dp_(dp) {}
+  uint32_t placements(egraph::Id c) const override {
+    return static_cast<uint32_t>(dp_.state(c).variants.size());
+  }
+  double cost(egraph::Id c, uint32_t k) const override { return dp_.state(c).cost[k]; }
+  const Choice& choice(egraph::Id c, uint32_t k) const override { return dp_.state(c).choice[k]; }
+  std::optional<uint32_t> cheapest(egraph::Id c) const override {
+    if (!dp_.feasible(c)) return std::nullopt;
+    return dp_.best_among(c, [](const Placement&) { return true; }).first;
+  }
+  bool computes(egraph::NodeId n) const override {
+    std::optional<OpKind> kind = rewrites::op_of(teg_.egraph.node(n).op);
+    return kind && *kind != OpKind::Argument;
+  }
+
+private:
+  const rewrites::TensorEGraph& teg_;
+  const Dp& dp_;
+};
+
 DpOutcome run_dp(const rewrites::TensorEGraph& teg, const CostModel& model, bool record,
                  EstimateCache* estimates = nullptr) {
   Dp dp(teg, model, estimates);
   dp.run(record);
   DpOutcome out;
-  auto chosen = std::make_shared<std::unordered_map<egraph::Id, egraph::NodeId>>();
   std::vector<std::pair<egraph::Id, uint32_t>> demands; // each result's class and placement
   for (size_t i = 0; i < teg.results.size(); ++i) {
     egraph::Id r = teg.results[i];
@@ -707,148 +723,18 @@ DpOutcome run_dp(const rewrites::TensorEGraph& teg, const CostModel& model, bool
     demands.emplace_back(teg.egraph.find(r), k);
   }
   if (record) out.problem = dp.problem();
-  // Depth first from the results (the last first, and of an e-node's operands the last
-  // first): the first demand of a class fixes its e-node, the choice for the placement asked.
-  // The choices of different placements of a class may read different classes, and a class
-  // reshaped back into itself is its reshape's operand's operand: the first choice can then
-  // read a class on the current path, which one e-node per class cannot hold. The class then
-  // takes the cheapest placement's choice that reads none, else (every placement's choice
-  // reads one: costs at the finite cap are all equal) its first e-node that reads none, each
-  // operand at its cheapest placement. Where no e-node of the class will do, the projection
-  // starts again, each class taking the choice of its placement shallowest in the DP's
-  // choices (which are acyclic: a choice is made only on a strict improvement), so every
-  // class reads classes shallower than itself.
-  enum : uint8_t { kUnseen, kOpen, kDone };
-  std::unordered_map<egraph::Id, uint8_t> seen;
-  struct Frame {
-    egraph::Id c;
-    const Choice* choice;
-    size_t next = 0; // operands visited, from the last
-  };
-  std::vector<Frame> path;
-  std::deque<Choice> detours; // choices made outside the DP's, kept for the frames
-  auto reads_open = [&](egraph::NodeId n) {
-    for (egraph::Id child : teg.egraph.node(n).children)
-      if (seen[teg.egraph.find(child)] == kOpen) return true;
-    return false;
-  };
-  auto detour = [&](egraph::Id c) -> const Choice* {
-    for (egraph::NodeId n : teg.egraph.eclass(c).nodes) {
-      std::optional<OpKind> kind = rewrites::op_of(teg.egraph.node(n).op);
-      if (!kind || *kind == OpKind::Argument || reads_open(n)) continue;
-      Choice ch{n, {}};
-      for (egraph::Id child : teg.egraph.node(n).children) {
-        egraph::Id cc = teg.egraph.find(child);
-        if (cc == c || !dp.feasible(cc)) break;
-        ch.child_placement.push_back(
-            dp.best_among(cc, [](const Placement&) { return true; }).first);
-      }
-      if (ch.child_placement.size() == teg.egraph.node(n).children.size())
-        return &detours.emplace_back(std::move(ch));
-    }
-    return nullptr;
-  };
-  // Depth of placement k of class c in the DP's choices: 0 for a leaf, else one more than the
-  // deepest operand placement it reads. Iterative (a deep model's chain of choices).
-  std::map<std::pair<egraph::Id, uint32_t>, uint32_t> depths;
-  auto depth = [&](egraph::Id c0, uint32_t k0) {
-    std::vector<std::pair<egraph::Id, uint32_t>> pending{{c0, k0}};
-    std::set<std::pair<egraph::Id, uint32_t>> expanded;
-    while (!pending.empty()) {
-      auto [c, k] = pending.back();
-      if (depths.count({c, k})) {
-        pending.pop_back();
-        continue;
-      }
-      expanded.insert({c, k});
-      const Choice& ch = dp.state(c).choice[k];
-      const egraph::ENode& node = teg.egraph.node(ch.node);
-      uint32_t deepest = 0;
-      bool ready = true;
-      for (size_t i = 0; i < node.children.size(); ++i) {
-        std::pair<egraph::Id, uint32_t> at{teg.egraph.find(node.children[i]),
-                                           ch.child_placement[i]};
-        if (auto it = depths.find(at); it != depths.end()) {
-          deepest = std::max(deepest, it->second + 1);
-        } else if (expanded.count(at)) {
-          throw InternalError(fmt::format("extraction: the choices of class {} read it", c));
-        } else {
-          ready = false;
-          pending.push_back(at);
-        }
-      }
-      if (ready) {
-        depths[{c, k}] = deepest;
-        pending.pop_back();
-      }
-    }
-    return depths.at({c0, k0});
-  };
-  auto shallowest = [&](egraph::Id c) {
-    const ClassState& s = dp.state(c);
-    std::optional<uint32_t> best;
-    for (uint32_t k = 0; k < s.variants.size(); ++k)
-      if (s.cost[k] < kInf && s.choice[k].node != egraph::kNoId &&
-          (!best ||
-           std::make_pair(depth(c, k), s.cost[k]) < std::make_pair(depth(c, *best), s.cost[*best])))
-        best = k;
-    if (!best) throw InternalError(fmt::format("extraction: class {} has no choice", c));
-    return *best;
-  };
-  bool by_depth = false;
-  auto open = [&](egraph::Id c, uint32_t k) {
-    const ClassState& s = dp.state(c);
-    if (by_depth) k = shallowest(c);
-    const Choice* ch = &s.choice[k];
-    if (!by_depth && reads_open(ch->node)) {
-      std::optional<uint32_t> other;
-      for (uint32_t j = 0; j < s.variants.size(); ++j)
-        if (s.cost[j] < kInf && s.choice[j].node != egraph::kNoId &&
-            !reads_open(s.choice[j].node) && (!other || s.cost[j] < s.cost[*other]))
-          other = j;
-      if (other) {
-        k = *other;
-        ch = &s.choice[k];
-      } else if (!(ch = detour(c))) {
-        return false;
-      }
-    }
-    (*chosen)[c] = ch->node;
+  // One e-node per class (projection.h); with `record`, each class's configuration of it.
+  DpChoices table(teg, dp);
+  Projection projected = project_choices(teg.egraph, table, demands);
+  auto chosen = std::make_shared<std::unordered_map<egraph::Id, egraph::NodeId>>();
+  for (const auto& [c, at] : projected.chosen) {
+    (*chosen)[c] = at.first;
     // A choice without a configuration in the problem leaves its class unassigned (the
     // objective of the assignment is then unknown) rather than naming one that is not there.
     if (record)
-      if (uint32_t j = dp_config(out.problem, c, ch->node, k);
+      if (uint32_t j = dp_config(out.problem, c, at.first, at.second);
           j < out.problem.classes.at(c).configs.size())
         out.assignment[c] = j;
-    seen[c] = kOpen;
-    path.push_back(Frame{c, ch});
-    return true;
-  };
-  auto project = [&] {
-    for (auto it = demands.rbegin(); it != demands.rend(); ++it) {
-      if (seen[it->first] == kUnseen && !open(it->first, it->second)) return false;
-      while (!path.empty()) {
-        Frame& f = path.back();
-        const egraph::ENode& node = teg.egraph.node(f.choice->node);
-        if (f.next < node.children.size()) {
-          size_t i = node.children.size() - 1 - f.next++;
-          egraph::Id child = teg.egraph.find(node.children[i]);
-          if (seen[child] == kUnseen && !open(child, f.choice->child_placement[i])) return false;
-          continue;
-        }
-        seen[f.c] = kDone;
-        path.pop_back();
-      }
-    }
-    return true;
-  };
-  if (!project()) {
-    chosen->clear();
-    out.assignment.clear();
-    seen.clear();
-    path.clear();
-    by_depth = true;
-    project(); // by depth, open() takes every class's choice as it is: it cannot fail
   }
   const egraph::EGraph* eg = &teg.egraph;
   out.selection.select = [chosen, eg](egraph::Id cls) {

@@ -3,6 +3,7 @@
 
 #include "csv_fields.h"
 
+#include <filesystem>
 #include <fmt/format.h>
 
 namespace tilesat::bench {
@@ -73,7 +74,9 @@ cost::Device& cached_device(std::map<std::string, cost::Device>& cache, const st
   auto it = cache.find(name);
   if (it != cache.end()) return it->second;
   try {
-    return cache.emplace(name, cost::load_device(name)).first->second;
+    // A descriptor path is taken from the file's own directory.
+    std::string dir = std::filesystem::path(file).parent_path().string();
+    return cache.emplace(name, cost::load_device(name, dir)).first->second;
   } catch (const Error& e) {
     throw Error(SourceLoc{file, line, 0},
                 fmt::format("column '{}': {}", column, e.diagnostic().message));

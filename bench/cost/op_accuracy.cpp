@@ -3,16 +3,17 @@
 //
 // Columns (by header name): op (an op name such as relu, add, softmax, layer_norm, conv2d,
 // max_pool2d, avg_pool2d, or copy: a tile-to-tile copy, priced as a typecast to the same dtype),
-// device (a device descriptor), shape ("2048x2048": every operand's and the result's; for
-// conv2d and the pools the input image as NxHxWxC, which the op reads flattened as ttnn keeps
-// activations, [1, 1, N*H*W, C]), dtype (bf16, bfp8_b, f32), layout (tile, row_major), memory
-// (dram or l1, interleaved; or height_sharded, width_sharded, block_sharded: L1 sharded on the
-// grid tilesat would choose for that sharding of the tensor), cores (the cores the measured
-// kernel ran on, 0 when the source does not say; printed beside the model's own choice, not an
-// input), metric ("kernel": tt-metal's DEVICE KERNEL DURATION, which excludes the gap between
-// ops, so it is compared with the model's time less the descriptor's op_gap_us; "op": a traced
-// op's whole time, compared with the model's time), measured_us, kind ("measured" or
-// "perf_target"), attrs (space-separated key=value; empty for most ops), source.
+// device (a shipped descriptor's name, or a descriptor file's path from the CSV's directory), shape
+// ("2048x2048": every operand's and the result's; for conv2d and the pools the input image as
+// NxHxWxC, which the op reads flattened as ttnn keeps activations, [1, 1, N*H*W, C]), dtype (bf16,
+// bfp8_b, f32), layout (tile, row_major), memory (dram or l1, interleaved; or height_sharded,
+// width_sharded, block_sharded: L1 sharded on the grid tilesat would choose for that sharding of
+// the tensor), cores (the cores the measured kernel ran on, 0 when the source does not say; printed
+// beside the model's own choice, not an input), metric ("kernel": tt-metal's DEVICE KERNEL
+// DURATION, which excludes the gap between ops, so it is compared with the model's time less the
+// descriptor's op_gap_us; "op": a traced op's whole time, compared with the model's time),
+// measured_us, kind ("measured" or "perf_target"), attrs (space-separated key=value; empty for most
+// ops), source.
 //
 // attrs: `fidelity=LoFi|HiFi2|HiFi3|HiFi4` for any op (default HiFi4); for conv2d and the pools
 // `kernel=KHxKW` and optional `stride=SHxSW`, `padding=PHxPW` (each side); for conv2d
@@ -20,7 +21,8 @@
 // the row's dtype), `bias=0` (ttnn's benchmarks pass a bias: the default) and `act_reuse=1`
 // (the run enabled ttnn's activation reuse, conv_gather.h); for avg_pool2d
 // `count_include_pad=0` (padding counted by default, as the pool benchmark runs them); for any
-// op `out=DTYPE` (the result's dtype, default the row's dtype). linear rows: shape MxKxN,
+// op `out=DTYPE` (the result's dtype, default the row's dtype); for transpose `dims=AxB` (the
+// two dims swapped; the shape is the operand's). linear rows: shape MxKxN,
 // `weights=DTYPE`, `bias=0`, `activation=OP` (fused, as ttnn's fused_activation), and the
 // source's program config when it states one: `grid=RxC in0_block_w=W subblock=HxW
 // per_core=MxN` (ttnn's 2-D multicast, block sharded; tiles).
@@ -100,6 +102,7 @@ std::optional<std::pair<OpKind, int>> row_op(const std::string& name) {
   if (binary(*k)) return std::pair{*k, 2};
   if (windowed(*k)) return std::pair{*k, 1};
   if (*k == OpKind::Linear) return std::pair{*k, 3};
+  if (*k == OpKind::Transpose) return std::pair{*k, 1};
   if (*k == OpKind::Softmax || *k == OpKind::LayerNorm || *k == OpKind::RmsNorm ||
       *k == OpKind::Typecast ||
       (sfpu_weight(*k) > 0 && *k != OpKind::Where && *k != OpKind::Full && *k != OpKind::Pow))
@@ -433,6 +436,26 @@ void read_norm(const bench::MeasuredCsv& csv, Row& r, const std::vector<int64_t>
   r.output = TensorUse{out_type, p};
 }
 
+// A transpose row: the shape is the operand's; `dims=AxB` the two dims swapped (ttnn's
+// TransposeOpDim::HC on a rank-4 tensor is dims=1x2, WH dims=2x3); the result in the same memory.
+void read_transpose(const bench::MeasuredCsv& csv, Row& r, const std::vector<int64_t>& dims,
+                    DType dtype, RowAttrs& a) {
+  std::vector<int64_t> swap = a.pair("dims", {}, true);
+  const auto rank = static_cast<int64_t>(dims.size());
+  if (swap.empty() || swap[0] >= rank || swap[1] >= rank || swap[0] == swap[1])
+    throw csv.bad("attrs", fmt::format("transpose: expected dims=AxB, two different dims of the "
+                                       "rank-{} shape",
+                                       rank));
+  std::vector<int64_t> out = dims;
+  std::swap(out[static_cast<size_t>(swap[0])], out[static_cast<size_t>(swap[1])]);
+  TensorType in_type{dtype, Shape(dims)};
+  TensorType out_type{dtype, Shape(out)};
+  r.inputs = {TensorUse{in_type, row_placement(csv, r.memory, r.layout, in_type, *r.descriptor)}};
+  r.output = TensorUse{out_type, row_placement(csv, r.memory, r.layout, out_type, *r.descriptor)};
+  r.attrs.set("dim0", swap[0]);
+  r.attrs.set("dim1", swap[1]);
+}
+
 std::vector<Row> read_rows(const std::string& path, std::map<std::string, Device>& devices) {
   bench::MeasuredCsv csv(path, {"op", "device", "shape", "dtype", "layout", "memory", "cores",
                                 "metric", "measured_us", "kind", "attrs", "source"});
@@ -443,10 +466,10 @@ std::vector<Row> read_rows(const std::string& path, std::map<std::string, Device
     std::optional<std::pair<OpKind, int>> op = row_op(r.op);
     if (!op)
       throw csv.bad("op", "expected a unary or binary eltwise op, softmax, layer_norm, typecast, "
-                          "copy, linear, conv2d, max_pool2d or avg_pool2d");
+                          "copy, transpose, linear, conv2d, max_pool2d or avg_pool2d");
     r.kind_of_op = op->first;
-    r.device = csv.get("device");
     r.descriptor = &csv.device(devices, "device");
+    r.device = r.descriptor->name; // a descriptor file's own name, not its path
     r.shape_text = csv.get("shape");
     std::optional<std::vector<int64_t>> dims = bench::parse_dims(r.shape_text);
     if (!dims) throw csv.bad("shape", "expected positive dims joined by 'x', such as 1x32x4096");
@@ -469,6 +492,8 @@ std::vector<Row> read_rows(const std::string& path, std::map<std::string, Device
     } else if (r.kind_of_op == OpKind::LayerNorm || r.kind_of_op == OpKind::RmsNorm ||
                r.kind_of_op == OpKind::Softmax) {
       read_norm(csv, r, *dims, *dtype, a);
+    } else if (r.kind_of_op == OpKind::Transpose) {
+      read_transpose(csv, r, *dims, *dtype, a);
     } else {
       TensorType type{*dtype, Shape(*dims)};
       TensorType out_type{a.dtype("out", *dtype), Shape(*dims)};

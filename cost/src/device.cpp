@@ -349,8 +349,11 @@ std::vector<std::string> device_names() {
 }
 
 Device load_device(const std::string& name_or_path) {
-  std::string file =
-      is_descriptor_path(name_or_path) ? name_or_path : descriptor_file(name_or_path, {});
+  return load_device(name_or_path, "");
+}
+
+Device load_device(const std::string& name_or_path, const std::string& base_dir) {
+  std::string file = descriptor_file(name_or_path, base_dir);
   return parse_device(read_file(file), file);
 }
 

@@ -97,6 +97,9 @@ std::vector<std::string> device_names();
 /// ".json"); throws tilesat::Error naming the file and field on a bad file, or listing the
 /// shipped names for an unknown one.
 Device load_device(const std::string& name_or_path);
+/// As above, a relative descriptor path taken from `base_dir` (a file that names descriptors
+/// beside itself).
+Device load_device(const std::string& name_or_path, const std::string& base_dir);
 /// Parses descriptor text; `path` is used in error messages only.
 Device parse_device(const std::string& text, const std::string& path);
 

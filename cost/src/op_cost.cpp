@@ -637,9 +637,53 @@ CostModel::Spread CostModel::spread(const TensorUse& output) const {
   return s;
 }
 
+namespace {
+
+// A transpose or permute of tiles that keeps the last dim and moves the one before it, so the
+// rows of a tile land in other tiles: the input's tiles, the valid rows each holds (on
+// average) and the face columns of a tile row.
+struct TileRowMove {
+  int64_t tiles = 0;
+  double rows_per_tile = 0;
+  int64_t face_columns = 2;
+};
+
+std::optional<TileRowMove> tile_row_move(OpKind kind, const Attrs& attrs, const TensorUse& in,
+                                         const TensorUse& out) {
+  const Shape& s = in.type.shape;
+  const int64_t rank = s.rank();
+  if (rank < 3 || in.placement.layout != Layout::Tile || out.placement.layout != Layout::Tile ||
+      out.placement.memory != MemoryLayout::Interleaved)
+    return std::nullopt;
+  std::vector<int64_t> perm(static_cast<size_t>(rank));
+  for (int64_t i = 0; i < rank; ++i) perm[static_cast<size_t>(i)] = i;
+  if (kind == OpKind::Transpose) {
+    auto norm = [&](int64_t d) { return d < 0 ? d + rank : d; };
+    const int64_t a = norm(attrs.get_or<int64_t>("dim0", 0));
+    const int64_t b = norm(attrs.get_or<int64_t>("dim1", 0));
+    if (a < 0 || b < 0 || a >= rank || b >= rank) return std::nullopt;
+    std::swap(perm[static_cast<size_t>(a)], perm[static_cast<size_t>(b)]);
+  } else {
+    perm = attrs.get_or<std::vector<int64_t>>("permutation", perm);
+    if (static_cast<int64_t>(perm.size()) != rank) return std::nullopt;
+  }
+  if (perm[static_cast<size_t>(rank - 1)] != rank - 1 ||
+      perm[static_cast<size_t>(rank - 2)] == rank - 2)
+    return std::nullopt;
+  const int64_t h = std::max<int64_t>(s[rank - 2], 1);
+  const auto t = CostModel::tiles_2d(s);
+  TileRowMove m;
+  m.tiles = t[0] * t[1];
+  m.rows_per_tile = static_cast<double>(h) / static_cast<double>(ceil_div(h, int64_t{32}));
+  return m;
+}
+
+} // namespace
+
 OpEstimate CostModel::eltwise(OpKind kind, const Attrs& /*attrs*/,
                               std::span<const TensorUse> inputs, const TensorUse& output,
-                              double cycles_per_tile, std::string what, bool fpu_pass) const {
+                              double cycles_per_tile, std::string what, bool fpu_pass,
+                              double noc_writes_us) const {
   const Device& d = device_;
   auto t = tiles_2d(output.type.shape);
   int64_t tiles = t[0] * t[1];
@@ -658,6 +702,7 @@ OpEstimate CostModel::eltwise(OpKind kind, const Attrs& /*attrs*/,
     sharded |= in.placement.memory != MemoryLayout::Interleaved;
   }
   read_us(output, static_cast<uint32_t>(cores), &dram, &noc, &l1);
+  noc = std::max(noc, noc_writes_us);
   // As for a matmul, a sharded result also takes the host's sharded dispatch path.
   sharded |= output.placement.memory != MemoryLayout::Interleaved;
   double unpack = in_bytes_per_tile / d.unpack_bytes_per_cycle;
@@ -1023,6 +1068,19 @@ OpEstimate CostModel::op_impl(OpKind kind, const Attrs& attrs, std::span<const T
     [[fallthrough]];
   case OpKind::Transpose:
   case OpKind::Permute:
+    if (std::optional<TileRowMove> move = tile_row_move(kind, attrs, inputs[0], output)) {
+      // Each input tile's valid rows written to their output tiles a face row at a time
+      // (kTileRowWriteNs); the input tiles split over the grid.
+      const int64_t cores = std::min<int64_t>(move->tiles, d.grid_usable.cores());
+      const double writes = static_cast<double>(ceil_div(move->tiles, cores)) *
+                            move->rows_per_tile * static_cast<double>(move->face_columns);
+      return eltwise(kind, attrs, inputs, output, elt,
+                     fmt::format("(data movement: tile rows moved across tiles, {:.0f} face-row "
+                                 "writes a core)",
+                                 writes),
+                     false, writes * kTileRowWriteNs * 1e-3);
+    }
+    [[fallthrough]];
   case OpKind::Broadcast:
   case OpKind::Concat:
   case OpKind::Slice:

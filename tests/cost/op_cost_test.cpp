@@ -500,6 +500,42 @@ TEST(OpCost, EveryOpKindHasAnEstimate) {
   EXPECT_THROW(m.op(OpKind::Argument, {}, {}, {t, l1()}), Error);
 }
 
+// A transpose that moves tile rows across tiles (HC) writes each valid row of an input tile as
+// two face rows, one NoC write each (kTileRowWriteNs); one within the tiles (WH) is a tile copy.
+TEST(OpCost, TransposesAcrossTilesWriteFaceRows) {
+  CostModel m(load_device("wormhole_b0"));
+  const Placement dram = dram_tile_placement();
+  auto transpose = [&](std::initializer_list<int64_t> dims, int64_t a, int64_t b) {
+    TensorType in{DType::BF16, Shape(dims)};
+    std::vector<int64_t> out = in.shape.dims();
+    std::swap(out[static_cast<size_t>(a)], out[static_cast<size_t>(b)]);
+    Attrs attrs;
+    attrs.set("dim0", a);
+    attrs.set("dim1", b);
+    std::vector<TensorUse> ins{{in, dram}};
+    return m.op(OpKind::Transpose, attrs, ins, {TensorType{DType::BF16, Shape(out)}, dram});
+  };
+  // [1, 19, 12, 64]: 38 input tiles of 12 valid rows, one a core: 12 x 2 writes.
+  OpEstimate hc = transpose({1, 19, 12, 64}, 1, 2);
+  EXPECT_NEAR(hc.cost.noc_us, 24 * kTileRowWriteNs * 1e-3, 1e-9);
+  EXPECT_THAT(hc.cost.detail, ::testing::HasSubstr("24 face-row writes a core"));
+  // 19 valid rows a tile: more writes, though fewer input tiles.
+  EXPECT_NEAR(transpose({1, 12, 19, 64}, 1, 2).cost.noc_us, 38 * kTileRowWriteNs * 1e-3, 1e-9);
+  // 50 x 2 x 2 = 200 input tiles of 32 rows on 64 cores: 4 on the busiest core.
+  EXPECT_NEAR(transpose({1, 50, 64, 64}, 1, 2).cost.noc_us, 4 * 64 * kTileRowWriteNs * 1e-3, 1e-9);
+  // Within the tiles, or keeping the rows (N and C): no row writes.
+  EXPECT_THAT(transpose({1, 12, 19, 64}, 2, 3).cost.detail,
+              ::testing::Not(::testing::HasSubstr("face-row")));
+  EXPECT_THAT(transpose({2, 12, 19, 64}, 0, 1).cost.detail,
+              ::testing::Not(::testing::HasSubstr("face-row")));
+  // A permute that keeps the last dim and moves the one before it is the same move.
+  TensorType in{DType::BF16, Shape{1, 19, 12, 64}}, out{DType::BF16, Shape{1, 12, 19, 64}};
+  Attrs perm;
+  perm.set("permutation", std::vector<int64_t>{0, 2, 1, 3});
+  std::vector<TensorUse> ins{{in, dram}};
+  EXPECT_NEAR(m.op(OpKind::Permute, perm, ins, {out, dram}).cost.noc_us, hc.cost.noc_us, 1e-12);
+}
+
 // Extraction prices candidates without their accounts in words: the figures must not change.
 TEST(OpCost, FiguresWithoutTheAccountsAreTheSame) {
   CostOptions quiet;

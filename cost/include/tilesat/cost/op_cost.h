@@ -204,9 +204,11 @@ private:
                     std::string detail, bool sharded_operands, double launch_us) const;
   /// A tile-by-tile op: `cycles_per_tile` beside its operands' unpacking; an `fpu_pass` takes
   /// at least kFpuPassFloorCycles a tile.
+  /// `noc_writes_us` is the busiest core's time writing its results in pieces smaller than a
+  /// tile (a transpose that moves tile rows), beside its reads.
   OpEstimate eltwise(OpKind kind, const Attrs& attrs, std::span<const TensorUse> inputs,
                      const TensorUse& output, double cycles_per_tile, std::string what,
-                     bool fpu_pass = false) const;
+                     bool fpu_pass = false, double noc_writes_us = 0) const;
   /// layer_norm, rms_norm and softmax over the last dim: whole rows per core, or the rows of
   /// each shard, through ttnn's row kernel (row_kernel.h).
   OpEstimate row_wise(OpKind kind, const Attrs& attrs, std::span<const TensorUse> inputs,
@@ -255,6 +257,17 @@ inline constexpr double kTranscendentalSfpuPasses = 31;
 /// per tile between them); the ideal is 48 (unpack 32, FPU 16). Blackhole is assumed to take
 /// the same cycles (no measurement found).
 inline constexpr double kFpuPassFloorCycles = 156;
+
+/// Nanoseconds per face-row write of a transpose that moves tile rows across tiles (HC on
+/// `[N, C, H, W]`, or any transpose or permute that keeps the last dim but moves the one before
+/// it). ttnn runs it with no compute kernel: the writer of
+/// `writer_unary_transpose_hc_interleaved_tiled_padding_aware.cpp` writes each valid row of an
+/// input tile to its output tile as two 16-element face rows, one NoC write each, and waits on
+/// them once per tile. Fitted once on both architectures' four HC transposes of
+/// tenstorrent/tt-perf-report's CLIP encoder reports (bench/cost/op_measured.csv: 24 and 38
+/// writes a core on Blackhole, 40 and 38 on Wormhole, one input tile a core), where the writes
+/// beyond the model's stream launch take 66, 69, 73 and 74 ns each; 70 prices all four within 4%.
+inline constexpr double kTileRowWriteNs = 70;
 
 /// SFPU passes over a tile of ttnn's default GELU, a six-piece lookup table: five instructions
 /// per element row (load, x * 0.5, SFPLUTFP32, add, store; tenstorrent/tt-llk

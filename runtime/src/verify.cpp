@@ -704,7 +704,7 @@ std::vector<uint8_t> read_file(const std::string& path, const std::string& what)
 
 } // namespace
 
-Program Program::load(const std::string& path) {
+Program Program::load(const std::string& path, Weights weights) {
   std::vector<uint8_t> bytes = read_file(path, "program file");
   // The checksum trailer (program/storage.h), required since version 1.3.
   constexpr size_t kTrailer = program::kChecksumTrailerBytes;
@@ -727,7 +727,12 @@ Program Program::load(const std::string& path) {
     throw Error(fmt::format("{}: expected the checksum a version 1.{} program file ends with, "
                             "got none (the file is cut short or corrupt)",
                             path, prog.fb().version_minor()));
-  if (const fb::WeightsFile* wf = prog.fb().weights_file()) {
+  if (weights == Weights::Read) prog.read_weights(path);
+  return prog;
+}
+
+void Program::read_weights(const std::string& path) {
+  if (const fb::WeightsFile* wf = fb().weights_file()) {
     require_name(wf, path);
     std::string side = (std::filesystem::path(path).parent_path() / wf->name()->str()).string();
     std::vector<uint8_t> w = read_file(side, fmt::format("weights file of {}", path));
@@ -740,9 +745,15 @@ Program Program::load(const std::string& path) {
       throw Error(fmt::format("{}: CRC-32 {:08x} does not match the {:08x} that {} records (the "
                               "file is corrupt or belongs to another program)",
                               side, crc.checksum(), wf->crc32(), path));
-    prog.weights_ = std::move(w);
+    weights_ = std::move(w);
   }
-  return prog;
+}
+
+bool Program::stores_value(uint32_t input) const {
+  const fb::Program& p = fb();
+  if (p.input_values() == nullptr) return false;
+  return std::any_of(p.input_values()->begin(), p.input_values()->end(),
+                     [&](const fb::InputValue* v) { return v->input() == input; });
 }
 
 void Program::require_name(const fb::WeightsFile* wf, const std::string& path) {

@@ -65,9 +65,23 @@ std::vector<std::string> output_stems(const fb::Program& p) {
 } // namespace
 
 int run_run(const Options& o) {
-  runtime::Program program = runtime::Program::load(o.input);
+  // The weights are read once every input is known to have a value (a large model's weights
+  // take long to read).
+  runtime::Program program = runtime::Program::load(o.input, runtime::Program::Weights::Later);
   const fb::Program& p = program.fb();
   std::map<std::string, std::string> files = input_files(o, p);
+  if (!o.random_seed) {
+    uint32_t i = 0;
+    for (const fb::NamedTensor* in : inputs_of(p)) {
+      const std::string name = in->name()->str();
+      if (!files.count(name) && !program.stores_value(i))
+        throw Error(fmt::format("input '{}' of {} has no value: give --input {}=FILE.npy or "
+                                "--random-inputs SEED",
+                                name, o.input, name));
+      ++i;
+    }
+  }
+  program.read_weights(o.input);
   // Drawn inputs: the arguments of a graph with the program's inputs, as `eval` draws them.
   Graph shell("inputs");
   for (const fb::NamedTensor* in : inputs_of(p)) {
@@ -102,13 +116,7 @@ int run_run(const Options& o) {
   std::vector<size_t> drawn_index;
   for (size_t i = 0; i < n; ++i) {
     if (given[i]) continue;
-    if (!o.random_seed) {
-      const std::string& name = shell.node(shell.arguments()[i]).name;
-      throw Error(fmt::format("input '{}' of {} has no value: give --input {}=FILE.npy or "
-                              "--random-inputs SEED",
-                              name, o.input, name));
-    }
-    inputs[i] = std::move(drawn[i]);
+    inputs[i] = std::move(drawn[i]); // every input has a value or is drawn (checked above)
     drawn_index.push_back(i);
   }
   // The output directory, and the drawn inputs in it, are written first: the runner takes the

@@ -28,8 +28,14 @@ namespace tilesat::runtime {
 
 class Program {
 public:
+  /// Whether load() reads the weights file a program names, or leaves it to read_weights()
+  /// (a caller that checks its inputs first, before a large model's weights are read).
+  enum class Weights { Read, Later };
   /// Reads and verifies a program file.
-  static Program load(const std::string& path);
+  static Program load(const std::string& path, Weights weights = Weights::Read);
+  /// Reads the weights file the program loaded from `path` names (beside it) and checks its
+  /// size and CRC-32; nothing when it names none.
+  void read_weights(const std::string& path);
   /// Verifies `bytes`; `name` is used in error messages.
   static Program parse(std::vector<uint8_t> bytes, std::string name);
 
@@ -41,6 +47,8 @@ public:
   /// row-major order, or nullopt when it has none (it is given when the program runs). A value
   /// in the weights file is read from the file load() checked (size and CRC-32).
   std::optional<std::vector<float>> stored_value(uint32_t input) const;
+  /// Whether the program stores a value for input `input` (without reading it).
+  bool stores_value(uint32_t input) const;
   /// Frees the weights file's bytes once every stored value has been read (a large model's
   /// weights are then not held twice while it runs); stored_value of a value in the weights
   /// file fails afterwards.

@@ -74,6 +74,7 @@ struct Row {
 bool binary(OpKind k) {
   switch (k) {
   case OpKind::Add:
+  case OpKind::AddRelu:
   case OpKind::Subtract:
   case OpKind::Multiply:
   case OpKind::Divide:

@@ -640,13 +640,13 @@ CostModel::Spread CostModel::spread(const TensorUse& output) const {
 namespace {
 
 // A transpose or permute of tiles that keeps the last dim and moves the one before it, so the
-// rows of a tile land in other tiles: the input's tiles, the valid rows each holds (on
-// average) and the face columns of a tile row.
+// rows of a tile land in other tiles: the input's tiles and the valid rows each holds (on
+// average). Each row is written as the two 16-element face rows of a 32-wide tile row.
 struct TileRowMove {
   int64_t tiles = 0;
   double rows_per_tile = 0;
-  int64_t face_columns = 2;
 };
+constexpr double kFaceRowsPerTileRow = 2;
 
 std::optional<TileRowMove> tile_row_move(OpKind kind, const Attrs& attrs, const TensorUse& in,
                                          const TensorUse& out) {
@@ -1073,7 +1073,7 @@ OpEstimate CostModel::op_impl(OpKind kind, const Attrs& attrs, std::span<const T
       // (kTileRowWriteNs); the input tiles split over the grid.
       const int64_t cores = std::min<int64_t>(move->tiles, d.grid_usable.cores());
       const double writes = static_cast<double>(ceil_div(move->tiles, cores)) *
-                            move->rows_per_tile * static_cast<double>(move->face_columns);
+                            move->rows_per_tile * kFaceRowsPerTileRow;
       return eltwise(kind, attrs, inputs, output, elt,
                      fmt::format("(data movement: tile rows moved across tiles, {:.0f} face-row "
                                  "writes a core)",

@@ -358,19 +358,17 @@ private:
         v = convert(v, tile_home(v, t), t);
       ins.push_back(v);
     }
-    // A `reads` line: operands go where the op must read them, if they can be there; two
-    // sharded operands must share one shard spec (seed 001), others go to DRAM. The moves are
-    // planned first and made once the op's placement is chosen, and dropped when the op fits
-    // no placement with them (it then reads its operands where they are).
+    // Where the operands are read, in three rounds tried in turn until the op fits: a `reads`
+    // line's placements (operands go where the op must read them, if they can be there); the
+    // operands where they are; and, when the op fits no placement so, each operand of the
+    // result's shape moved into L1 beside the result (a norm over rows too wide for L1 fits
+    // only with its operand sharded, where the extraction priced it): to the result's placement,
+    // or for a result in DRAM, to each of the result's L1 placements. Two sharded operands must
+    // share one shard spec (seed 001), others go to DRAM. The moves are planned first and made
+    // once the op's placement is chosen.
     const rewrites::OperandRule* rule =
         rows || once ? nullptr : model_.layouts().operand_rule(node.kind);
-    auto moves_for = [&](bool with_reads) {
-      std::vector<std::optional<Placement>> to(ins.size());
-      for (size_t i = 0; i < ins.size() && with_reads && rule; ++i)
-        if (!reads_as_stored(node.kind, i) && !accepts(*rule, plan_.values[ins[i]].placement))
-          if (auto a = cheapest_accepted(g_.node(plan_.values[ins[i]].node).type,
-                                         plan_.values[ins[i]].placement, *rule))
-            to[i] = a->first;
+    auto one_shard_spec = [&](std::vector<std::optional<Placement>>& to) {
       std::optional<Placement> shard;
       for (size_t i = 0; i < ins.size(); ++i) {
         const Placement p = to[i] ? *to[i] : plan_.values[ins[i]].placement;
@@ -380,6 +378,26 @@ private:
         else if (!(p == *shard))
           to[i] = dram_tile_placement();
       }
+    };
+    auto moves_by_rule = [&] {
+      std::vector<std::optional<Placement>> to(ins.size());
+      for (size_t i = 0; i < ins.size(); ++i)
+        if (!reads_as_stored(node.kind, i) && !accepts(*rule, plan_.values[ins[i]].placement))
+          if (auto a = cheapest_accepted(g_.node(plan_.values[ins[i]].node).type,
+                                         plan_.values[ins[i]].placement, *rule))
+            to[i] = a->first;
+      one_shard_spec(to);
+      return to;
+    };
+    auto moves_beside = [&](const Placement& p) {
+      std::vector<std::optional<Placement>> to(ins.size());
+      for (size_t i = 0; i < ins.size(); ++i) {
+        const PlannedValue& in = plan_.values[ins[i]];
+        if (!reads_as_stored(node.kind, i) && in.placement.layout == Layout::Tile &&
+            !(in.placement == p) && g_.node(in.node).type.shape == node.type.shape)
+          to[i] = p;
+      }
+      one_shard_spec(to);
       return to;
     };
     std::vector<Placement> cands;
@@ -393,22 +411,56 @@ private:
     int64_t others = once ? 0 : live_others(t, ins);
     std::optional<OpEstimate> best;
     Placement best_p;
-    std::vector<std::optional<Placement>> moves;
-    std::vector<TensorUse> uses;
+    std::vector<std::optional<Placement>> moves, best_moves;
+    std::vector<TensorUse> uses, best_uses;
     int64_t least_bytes = std::numeric_limits<int64_t>::max();
     // The fewest circular buffers of a variant whose bytes fit (when only those are short).
     std::optional<int64_t> least_cbs;
-    for (bool with_reads : {true, false}) {
-      if (!with_reads && (best || !rule)) break;
-      moves = moves_for(with_reads);
-      // Moves into L1 that do not fit beside what is live: read the operands where they are.
-      if (with_reads && rule && !moves_fit(moves, ins, t)) continue;
-      uses.clear();
-      for (size_t i = 0; i < ins.size(); ++i)
-        uses.push_back(TensorUse{g_.node(plan_.values[ins[i]].node).type,
-                                 moves[i] ? *moves[i] : plan_.values[ins[i]].placement});
-      double best_score = 0;
+    enum class Reads { ByRule, AsStored, BesideResult };
+    double best_score = 0;
+    for (Reads round : {Reads::ByRule, Reads::AsStored, Reads::BesideResult}) {
+      if (best || (round == Reads::ByRule && !rule)) continue;
+      if (round == Reads::ByRule) {
+        moves = moves_by_rule();
+        // Moves into L1 that do not fit beside what is live: read the operands where they are.
+        if (!moves_fit(moves, ins, t)) continue;
+      } else {
+        moves.assign(ins.size(), std::nullopt);
+        one_shard_spec(moves);
+      }
+      // (result placement, where operands of its shape are moved) pairs to try.
+      std::vector<std::pair<Placement, std::optional<Placement>>> tries;
       for (const Placement& p : cands) {
+        if (round != Reads::BesideResult)
+          tries.emplace_back(p, std::nullopt);
+        else if (rows || once)
+          continue;
+        else if (p.buffer == BufferType::L1)
+          tries.emplace_back(p, p);
+        else
+          for (const Placement& q :
+               candidate_placements(node.type, dev_, node.kind, model_.layouts()))
+            if (q.buffer == BufferType::L1 && q.layout == Layout::Tile) tries.emplace_back(p, q);
+      }
+      for (const auto& [p, beside] : tries) {
+        double moves_us = 0;
+        if (beside) {
+          moves = moves_beside(*beside);
+          if (std::none_of(moves.begin(), moves.end(),
+                           [](const auto& m) { return m.has_value(); }) ||
+              !moves_fit(moves, ins, t))
+            continue;
+          for (size_t i = 0; i < ins.size(); ++i)
+            if (moves[i] && !converted(ins[i], *moves[i]))
+              moves_us += model_
+                              .to_layout(g_.node(plan_.values[ins[i]].node).type,
+                                         plan_.values[ins[i]].placement, *moves[i])
+                              .us;
+        }
+        uses.clear();
+        for (size_t i = 0; i < ins.size(); ++i)
+          uses.push_back(TensorUse{g_.node(plan_.values[ins[i]].node).type,
+                                   moves[i] ? *moves[i] : plan_.values[ins[i]].placement});
         OpEstimate e = model_.op(node.kind, node.attrs, uses, TensorUse{node.type, p});
         least_bytes = std::min(least_bytes, e.l1_bytes_per_core);
         if (others + e.l1_bytes_per_core > dev_.usable_l1_bytes()) continue;
@@ -418,15 +470,20 @@ private:
         }
         // Rank by the op's time plus what its users will pay to read the result from there
         // (the model's time of the op itself is what the plan reports).
-        double score = e.us + static_cast<double>(g_.use_count(n)) * read_cost(node.type, p) +
+        double score = e.us + moves_us +
+                       static_cast<double>(g_.use_count(n)) * read_cost(node.type, p) +
                        user_conversions(n, p);
         if (!best || score < best_score - 1e-9) {
           best = e;
           best_p = p;
           best_score = score;
+          best_moves = moves;
+          best_uses = uses;
         }
       }
     }
+    moves = std::move(best_moves);
+    uses = std::move(best_uses);
     if (!best) {
       // Free L1: move the largest L1 value alive here to DRAM and try again.
       std::optional<uint32_t> victim = once ? std::nullopt : largest_l1_value(t, 0);

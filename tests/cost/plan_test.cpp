@@ -275,6 +275,42 @@ TEST(Plan, TensorLargerThanDramIsNamed) {
 
 // A device allowing fewer circular buffers than any kernel of an op takes: the error names
 // the buffers, not the bytes (which fit).
+// A layer norm over rows too wide to hold in L1 a row at a time (384 f32 columns on a core with
+// 256 KiB) fits only with its operand sharded across columns, beside it: its operand, a device
+// tensor in DRAM, is moved there for it, and its result (in DRAM) is written from there.
+TEST(Plan, WideRowNormMovesItsOperandWhereItFits) {
+  Device d = load_device("blackhole_p150");
+  d.grid_full = d.grid_usable = CoreGrid{3, 5};
+  d.l1_bytes_per_core = 256 * 1024;
+  Graph g("norm");
+  NodeId x = g.add_argument("x", {DType::F32, Shape{196, 384}});
+  NodeId gamma = g.add_argument("gamma", {DType::F32, Shape{384}});
+  NodeId beta = g.add_argument("beta", {DType::F32, Shape{384}});
+  g.add_result(g.add_op(OpKind::LayerNorm, {x, gamma, beta}));
+  CostOptions options;
+  options.arguments_on_device = true;
+  CostModel model(d, options);
+  Plan p = plan_graph(g, model);
+  const PlannedOp& norm = p.ops.back();
+  ASSERT_EQ(norm.kind, "layer_norm");
+  const Placement& in = p.values[norm.operands[0]].placement;
+  EXPECT_EQ(in.buffer, BufferType::L1);
+  EXPECT_NE(in.memory, MemoryLayout::Interleaved);
+  EXPECT_EQ(p.values[norm.result].placement, dram_tile_placement());
+  EXPECT_LE(p.peak_l1_bytes_per_core, d.usable_l1_bytes());
+  EXPECT_TRUE(check_legality(p, model).legal);
+  // Read from DRAM, no placement of the norm fits.
+  std::vector<TensorUse> from_dram;
+  for (NodeId a : {x, gamma, beta})
+    from_dram.push_back(TensorUse{g.node(a).type, dram_tile_placement()});
+  for (const Placement& at :
+       candidate_placements(g.node(3).type, d, OpKind::LayerNorm, model.layouts()))
+    EXPECT_GT(
+        model.op(OpKind::LayerNorm, {}, from_dram, TensorUse{g.node(3).type, at}).l1_bytes_per_core,
+        d.usable_l1_bytes())
+        << placement_str(at);
+}
+
 TEST(Plan, TooFewCircularBuffersIsNamed) {
   Device d = load_device("wormhole_b0");
   d.max_circular_buffers = 1;

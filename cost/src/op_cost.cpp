@@ -682,7 +682,7 @@ std::optional<TileRowMove> tile_row_move(OpKind kind, const Attrs& attrs, const 
 
 OpEstimate CostModel::eltwise(OpKind kind, const Attrs& /*attrs*/,
                               std::span<const TensorUse> inputs, const TensorUse& output,
-                              double cycles_per_tile, std::string what, bool fpu_pass,
+                              double cycles_per_tile, std::string what, double fpu_phases,
                               double noc_writes_us) const {
   const Device& d = device_;
   auto t = tiles_2d(output.type.shape);
@@ -707,7 +707,7 @@ OpEstimate CostModel::eltwise(OpKind kind, const Attrs& /*attrs*/,
   sharded |= output.placement.memory != MemoryLayout::Interleaved;
   double unpack = in_bytes_per_tile / d.unpack_bytes_per_cycle;
   double tile_cycles = cycles_per_tile + unpack;
-  if (fpu_pass) tile_cycles = std::max(tile_cycles, kFpuPassFloorCycles);
+  if (fpu_phases > 0) tile_cycles = std::max(tile_cycles, fpu_phases * kFpuPhaseFloorCycles);
   double compute_us = d.cycles_to_us(static_cast<double>(per_core) * tile_cycles);
   // Rows moved from row-major to row-major never pass the unpacker: the data-movement cores
   // copy them, bound by the reads and writes alone.
@@ -987,13 +987,13 @@ OpEstimate CostModel::op_impl(OpKind kind, const Attrs& attrs, std::span<const T
   }
   case OpKind::Add:
   case OpKind::Subtract:
-    return eltwise(kind, attrs, inputs, output, elt, "(FPU)", true);
+    return eltwise(kind, attrs, inputs, output, elt, "(FPU)", 1);
   case OpKind::Multiply:
-    return eltwise(kind, attrs, inputs, output, elt * passes, "(FPU)", true);
+    return eltwise(kind, attrs, inputs, output, elt * passes, "(FPU)", passes);
   case OpKind::Divide:
     return eltwise(kind, attrs, inputs, output,
                    sfpu * sfpu_weight(OpKind::Reciprocal) + elt * passes, "(SFPU 1/x, FPU *)",
-                   true);
+                   passes);
   case OpKind::Maximum:
   case OpKind::Minimum:
   case OpKind::Equal:
@@ -1020,13 +1020,13 @@ OpEstimate CostModel::op_impl(OpKind kind, const Attrs& attrs, std::span<const T
     return eltwise(kind, attrs, inputs, output, sfpu * sfpu_weight(kind), "(SFPU)");
   case OpKind::AddRelu:
     return eltwise(kind, attrs, inputs, output, elt + sfpu * sfpu_weight(OpKind::Relu),
-                   "(FPU + SFPU)", true);
+                   "(FPU + SFPU)", 1);
   case OpKind::FusedEltwise: {
     // The body's ops run back to back on each tile in DST.
     std::string body = attrs.get_or<std::string>("body", "");
     double cycles = 0;
     int ops = 0;
-    bool fpu = false; // a binary op in the body takes the tiles through the FPU
+    double fpu_phases = 0; // a binary op in the body takes the tiles through the FPU
     for (size_t i = 0; i < body.size(); ++i) {
       if (body[i] != '(') continue;
       size_t j = i + 1;
@@ -1034,7 +1034,8 @@ OpEstimate CostModel::op_impl(OpKind kind, const Attrs& attrs, std::span<const T
       std::optional<OpKind> k = op_by_name(std::string_view(body).substr(i + 1, j - i - 1));
       if (!k) continue;
       ++ops;
-      fpu |= binary_fpu(*k);
+      if (binary_fpu(*k))
+        fpu_phases = std::max(fpu_phases, *k == OpKind::Add || *k == OpKind::Subtract ? 1 : passes);
       if (*k == OpKind::Add || *k == OpKind::Subtract)
         cycles += elt;
       else if (*k == OpKind::Multiply)
@@ -1044,7 +1045,8 @@ OpEstimate CostModel::op_impl(OpKind kind, const Attrs& attrs, std::span<const T
       else
         cycles += sfpu * std::max(1.0, sfpu_weight(*k));
     }
-    OpEstimate e = eltwise(kind, attrs, inputs, output, cycles, fmt::format("({} ops)", ops), fpu);
+    OpEstimate e =
+        eltwise(kind, attrs, inputs, output, cycles, fmt::format("({} ops)", ops), fpu_phases);
     e.circular_buffers += 1; // an intermediate buffer for the fused chain
     return e;
   }
@@ -1078,7 +1080,7 @@ OpEstimate CostModel::op_impl(OpKind kind, const Attrs& attrs, std::span<const T
                      fmt::format("(data movement: tile rows moved across tiles, {:.0f} face-row "
                                  "writes a core)",
                                  writes),
-                     false, writes * kTileRowWriteNs * 1e-3);
+                     0, writes * kTileRowWriteNs * 1e-3);
     }
     [[fallthrough]];
   case OpKind::Broadcast:

@@ -202,13 +202,14 @@ private:
   /// (Device::launch_us for matmul-class ops, stream_launch_us() for the rest).
   OpEstimate finish(double compute_us, double dram_us, double noc_us, double l1_us,
                     std::string detail, bool sharded_operands, double launch_us) const;
-  /// A tile-by-tile op: `cycles_per_tile` beside its operands' unpacking; an `fpu_pass` takes
-  /// at least kFpuPassFloorCycles a tile.
+  /// A tile-by-tile op: `cycles_per_tile` beside its operands' unpacking; an FPU pass of
+  /// `fpu_phases` fidelity phases (1 for an add, the fidelity's for a multiply; 0 for no FPU
+  /// pass) takes at least kFpuPhaseFloorCycles a phase a tile.
   /// `noc_writes_us` is the busiest core's time writing its results in pieces smaller than a
   /// tile (a transpose that moves tile rows), beside its reads.
   OpEstimate eltwise(OpKind kind, const Attrs& attrs, std::span<const TensorUse> inputs,
                      const TensorUse& output, double cycles_per_tile, std::string what,
-                     bool fpu_pass = false, double noc_writes_us = 0) const;
+                     double fpu_phases = 0, double noc_writes_us = 0) const;
   /// layer_norm, rms_norm and softmax over the last dim: whole rows per core, or the rows of
   /// each shard, through ttnn's row kernel (row_kernel.h).
   OpEstimate row_wise(OpKind kind, const Attrs& attrs, std::span<const TensorUse> inputs,
@@ -257,6 +258,14 @@ inline constexpr double kTranscendentalSfpuPasses = 31;
 /// per tile between them); the ideal is 48 (unpack 32, FPU 16). Blackhole is assumed to take
 /// the same cycles (no measurement found).
 inline constexpr double kFpuPassFloorCycles = 156;
+
+/// The floor of one fidelity phase of an FPU pass over a tile: kFpuPassFloorCycles was measured
+/// on HiFi4 passes (a reduce, and a multiply in the same report), four phases each; an add or a
+/// subtract makes one phase at any fidelity, a multiply as many as its fidelity. Checked on two
+/// L1 height-sharded bfp8_b adds on a Blackhole P100 (tenstorrent/tt-perf-report DeepLabV3
+/// report, bench/cost/op_measured.csv): 32 and 48 tiles a core in 1.63 and 2.15 us, about 44
+/// cycles a tile between them, which a floor of 156 priced 3.1-3.2 times too slow.
+inline constexpr double kFpuPhaseFloorCycles = kFpuPassFloorCycles / 4;
 
 /// Nanoseconds per face-row write of a transpose that moves tile rows across tiles (HC on
 /// `[N, C, H, W]`, or any transpose or permute that keeps the last dim but moves the one before

@@ -18,8 +18,11 @@
 // attrs: `fidelity=LoFi|HiFi2|HiFi3|HiFi4` for any op (default HiFi4); for conv2d and the pools
 // `kernel=KHxKW` and optional `stride=SHxSW`, `padding=PHxPW` (each side); for conv2d
 // `out_channels=N`, optional `groups=G`, `weights=DTYPE` (the weight and bias dtype, default
-// the row's dtype), `bias=0` (ttnn's benchmarks pass a bias: the default) and `act_reuse=1`
-// (the run enabled ttnn's activation reuse, conv_gather.h); for avg_pool2d
+// the row's dtype), `bias=0` (ttnn's benchmarks pass a bias: the default), `act_reuse=1`
+// (the run enabled ttnn's activation reuse, conv_gather.h), `activation=OP` (fused) and, when
+// the source states the conv's parallel config, `grid=RxC` (height sharded: the image's and
+// the result's grid, shards filled in row-major order; block sharded: the result's grid); for
+// avg_pool2d
 // `count_include_pad=0` (padding counted by default, as the pool benchmark runs them); for any
 // op `out=DTYPE` (the result's dtype, default the row's dtype); for transpose `dims=AxB` (the
 // two dims swapped; the shape is the operand's). linear rows: shape MxKxN,
@@ -209,11 +212,16 @@ private:
   std::map<std::string, std::string> a_;
 };
 
+// A row's `layout`: tile or row_major.
+Layout layout_of(const std::string& layout) {
+  return layout == "tile" ? Layout::Tile : Layout::RowMajor;
+}
+
 // The placement a row's `memory` names for `type`: interleaved in DRAM or L1, or L1 sharded on
 // the first grid tilesat's layout choice offers for that sharding (placement.h).
 Placement row_placement(const bench::MeasuredCsv& csv, const std::string& memory,
                         const std::string& layout, const TensorType& type, const Device& d) {
-  Layout l = layout == "tile" ? Layout::Tile : Layout::RowMajor;
+  Layout l = layout_of(layout);
   if (memory == "dram" || memory == "l1")
     return Placement{l,
                      memory == "dram" ? BufferType::DRAM : BufferType::L1,
@@ -253,6 +261,18 @@ Placement block_sharded_on(const TensorType& type, CoreGrid grid) {
                    {shard(tiles[0], grid.rows), shard(tiles[1], grid.cols)}};
 }
 
+// `type` (seen as 2-D) height sharded in L1 over `grid`'s cores in row-major order, each shard
+// whole tile rows of the full width (the last shard padded), as ttnn's conv parallel config
+// does.
+Placement height_sharded_on(const TensorType& type, CoreGrid grid, Layout layout) {
+  auto tiles = CostModel::tiles_2d(type.shape);
+  return Placement{layout,
+                   BufferType::L1,
+                   MemoryLayout::HeightSharded,
+                   grid,
+                   {(tiles[0] + grid.cores() - 1) / grid.cores() * 32, tiles[1] * 32}};
+}
+
 // The grid ttnn gives a block-sharded conv (tenstorrent/tt-metal ttnn/cpp/ttnn/operations/conv/
 // conv2d/conv2d_utils.cpp, determine_parallel_config, row-major shards): the grid's rows split
 // the output pixels' tile rows and its columns the input channels' tiles.
@@ -260,6 +280,17 @@ CoreGrid ttnn_conv_block_grid(int64_t out_pixels, int64_t in_channels, const Dev
   return CoreGrid{
       static_cast<uint32_t>(conv_split_with_padding((out_pixels + 31) / 32, d.grid_usable.rows)),
       static_cast<uint32_t>(conv_split_with_padding((in_channels + 31) / 32, d.grid_usable.cols))};
+}
+
+// A row's `activation=OP` (a unary op fused into a linear or a conv, as ttnn's fused
+// activation), set as the node's attr.
+void read_activation(const bench::MeasuredCsv& csv, Row& r, RowAttrs& a) {
+  if (std::optional<std::string> act = a.take("activation")) {
+    std::optional<OpKind> kind = op_by_name(*act);
+    if (!kind || sfpu_weight(*kind) <= 0)
+      throw csv.bad("attrs", fmt::format("activation: expected a unary op, got '{}'", *act));
+    r.attrs.set("activation", *act);
+  }
 }
 
 // conv2d and the pools: the graph module builds the op on the flattened NHWC image (its shape
@@ -318,21 +349,26 @@ void read_windowed(const bench::MeasuredCsv& csv, Row& r, const std::vector<int6
   const Node& op = g.node(y.id);
   r.attrs = op.attrs;
   for (const auto& [key, value] : options) r.attrs.set(key, value);
+  if (r.kind_of_op == OpKind::Conv2d) read_activation(csv, r, a);
   const Device& d = *r.descriptor;
   TensorType out{out_dtype, op.type.shape, {}};
   // A block-sharded conv's image is on the grid ttnn picks for it, its result on the row's
-  // grid when the row names one (ttnn's override of the output grid), else on the image's;
-  // other memories place the image and the result as tilesat would.
+  // grid when the row names one (ttnn's override of the output grid), else on the image's; a
+  // height-sharded conv's image and result are on the row's grid when it names one (the
+  // parallel config the source states); other memories place the image and the result as
+  // tilesat would.
   auto place = [&](const TensorType& t, bool result) {
+    if (r.kind_of_op == OpKind::Conv2d && r.memory == "height_sharded" && !grid.empty())
+      return height_sharded_on(t, row_grid(csv, grid, d), layout_of(r.layout));
     if (r.kind_of_op != OpKind::Conv2d || r.memory != "block_sharded")
       return row_placement(csv, r.memory, r.layout, t, d);
     CoreGrid on = result && !grid.empty() ? row_grid(csv, grid, d)
                                           : ttnn_conv_block_grid(op.type.shape[2], c, d);
     return block_sharded_on(t, on);
   };
-  if (!grid.empty() && r.memory != "block_sharded")
-    throw csv.bad("attrs", "grid=RxC is a block-sharded conv's grid: expected memory "
-                           "block_sharded");
+  if (!grid.empty() && r.memory != "block_sharded" && r.memory != "height_sharded")
+    throw csv.bad("attrs", "grid=RxC is a sharded conv's grid: expected memory block_sharded "
+                           "or height_sharded");
   for (NodeId operand : op.operands) {
     TensorType t = g.node(operand).type;
     if (operand == x.id) {
@@ -357,12 +393,7 @@ void read_linear(const bench::MeasuredCsv& csv, Row& r, const std::vector<int64_
   DType weights = a.dtype("weights", dtype);
   DType out_dtype = a.dtype("out", dtype);
   bool bias = a.take("bias").value_or("1") != "0";
-  if (std::optional<std::string> act = a.take("activation")) {
-    std::optional<OpKind> kind = op_by_name(*act);
-    if (!kind || sfpu_weight(*kind) <= 0)
-      throw csv.bad("attrs", fmt::format("activation: expected a unary op, got '{}'", *act));
-    r.attrs.set("activation", *act);
-  }
+  read_activation(csv, r, a);
   TensorType in{dtype, Shape{m, k}, {}}, w{weights, Shape{k, n}, {}}, b{weights, Shape{n}, {}};
   TensorType out{out_dtype, Shape{m, n}, {}};
   const Device& d = *r.descriptor;

@@ -26,9 +26,12 @@
 // `count_include_pad=0` (padding counted by default, as the pool benchmark runs them); for any
 // op `out=DTYPE` (the result's dtype, default the row's dtype); for transpose `dims=AxB` (the
 // two dims swapped; the shape is the operand's). linear rows: shape MxKxN,
-// `weights=DTYPE`, `bias=0`, `activation=OP` (fused, as ttnn's fused_activation), and the
-// source's program config when it states one: `grid=RxC in0_block_w=W subblock=HxW
-// per_core=MxN` (ttnn's 2-D multicast, block sharded; tiles).
+// `weights=DTYPE`, `bias=0`, `activation=OP` (fused, as ttnn's fused_activation), the compute
+// kernel config's `fp32_accumulate=1` and `packer_l1_acc=0|1` when the source states them, and
+// the source's program config when it states one: `grid=RxC in0_block_w=W subblock=HxW
+// per_core=MxN` (ttnn's 2-D multicast, block sharded; tiles), or `config=default` for a linear
+// that ran without one on interleaved operands (priced as ttnn's default selection runs it,
+// ttnn_matmul_default.h; otherwise the model chooses the grid and blocking).
 //
 // Prints every row's prediction, error and bound (the largest of the model's compute, DRAM, NoC
 // and L1 times; "launch" when the launch outweighs them all), then
@@ -69,6 +72,8 @@ struct Row {
   MathFidelity fidelity = MathFidelity::HiFi4;
   /// A linear row's program config (grid and blocking), when the source states it.
   std::optional<std::pair<CoreGrid, MatmulBlocking>> program;
+  /// A linear row that ran with ttnn's default program config (CostOptions::ttnn_default_matmul).
+  bool ttnn_default = false;
   int64_t cores = 0;
   double measured_us = 0;
   const Device* descriptor = nullptr;
@@ -394,6 +399,20 @@ void read_linear(const bench::MeasuredCsv& csv, Row& r, const std::vector<int64_
   DType out_dtype = a.dtype("out", dtype);
   bool bias = a.take("bias").value_or("1") != "0";
   read_activation(csv, r, a);
+  if (a.flag("fp32_accumulate", false)) r.attrs.set("fp32_accumulate", int64_t{1});
+  if (std::optional<std::string> acc = a.take("packer_l1_acc")) {
+    if (*acc != "0" && *acc != "1")
+      throw csv.bad("attrs", fmt::format("packer_l1_acc: expected 0 or 1, got '{}'", *acc));
+    r.attrs.set("packer_l1_acc", int64_t{*acc == "1"});
+  }
+  if (std::optional<std::string> config = a.take("config")) {
+    if (*config != "default")
+      throw csv.bad("attrs", fmt::format("config: expected default, got '{}'", *config));
+    if (r.memory != "dram" && r.memory != "l1")
+      throw csv.bad("attrs", "config=default is ttnn's choice for interleaved operands: expected "
+                             "memory dram or l1");
+    r.ttnn_default = true;
+  }
   TensorType in{dtype, Shape{m, k}, {}}, w{weights, Shape{k, n}, {}}, b{weights, Shape{n}, {}};
   TensorType out{out_dtype, Shape{m, n}, {}};
   const Device& d = *r.descriptor;
@@ -579,7 +598,7 @@ int run(const std::string& path, bool detail) {
              "model_us", "compared", "measured", "ape%", "bound", "kind");
   for (const Row& r : rows) {
     const Device& d = *r.descriptor;
-    CostModel model(d, {.fidelity = r.fidelity});
+    CostModel model(d, {.fidelity = r.fidelity, .ttnn_default_matmul = r.ttnn_default});
     OpEstimate e = r.program ? model.op_blocked(r.kind_of_op, r.attrs, r.inputs, r.output,
                                                 r.program->first, r.program->second)
                              : model.op(r.kind_of_op, r.attrs, r.inputs, r.output);

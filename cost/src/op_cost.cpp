@@ -5,6 +5,7 @@
 #include "tilesat/cost/collective_cost.h"
 #include "tilesat/cost/placement.h"
 #include "tilesat/cost/row_kernel.h"
+#include "tilesat/cost/ttnn_matmul_default.h"
 #include "tilesat/graph/diagnostic.h"
 #include "tilesat/graph/spmd.h"
 
@@ -957,6 +958,16 @@ OpEstimate CostModel::op_impl(OpKind kind, const Attrs& attrs, std::span<const T
     m.n = cols;
     if (kind == OpKind::Linear)
       m.epilogue_cycles_per_tile = epilogue_cycles(attrs, inputs.size() > 2);
+    // The compute kernel config, when the op states it (f32 accumulation in DST, the packer
+    // accumulating partial sums in L1).
+    m.fp32_accumulate = m.fp32_accumulate || attrs.get_or<int64_t>("fp32_accumulate", 0) != 0;
+    m.packer_l1_acc = attrs.get_or<int64_t>("packer_l1_acc", m.packer_l1_acc ? 1 : 0) != 0;
+    if (options_.ttnn_default_matmul && !fixed && !m.in0_sharded && !m.out_sharded) {
+      m.grid = d.grid_usable;
+      bool packer = m.packer_l1_acc;
+      m = ttnn_default_matmul(m, d);
+      if (attrs.has("packer_l1_acc")) m.packer_l1_acc = packer;
+    }
     fix(m);
     OpEstimate e = best_grid(m, output);
     if (kind == OpKind::Linear && inputs.size() > 2) {

@@ -693,4 +693,39 @@ TEST(OpCost, LastOutputBlockIsWrittenAfterTheCompute) {
 }
 
 } // namespace
+// ttnn's default selection for a linear run without a program config: a tall result one block
+// of columns wide is a 1-D multicast of the weights, each core a slice of the rows (1024 tile
+// rows over 110 cores: 10 a core, 103 cores, as DeepLabV3's report shows); the model's own
+// choice is priced otherwise. Stated compute-kernel options reach the configuration.
+TEST(OpCost, TtnnDefaultMatmulConfigPricesTtnnsOwnChoice) {
+  Device d = load_device("blackhole_p150");
+  d.grid_usable = CoreGrid{10, 11};
+  TensorType x{DType::BFP8_B, Shape{32768, 128}}, w{DType::BFP8_B, Shape{128, 256}};
+  TensorType y{DType::BFP8_B, Shape{32768, 256}};
+  std::vector<TensorUse> in{{x, dram_tile_placement()}, {w, dram_tile_placement()}};
+  Attrs attrs;
+  attrs.set("fp32_accumulate", int64_t{1});
+  CostModel ttnn(d, {.fidelity = MathFidelity::LoFi, .ttnn_default_matmul = true});
+  OpEstimate e = ttnn.op(OpKind::Linear, attrs, in, {y, dram_tile_placement()});
+  EXPECT_EQ(e.cores, 103);
+  ASSERT_TRUE(e.matmul);
+  EXPECT_EQ(e.matmul->mcast, MatmulMcast::In1Col1D);
+  EXPECT_TRUE(e.matmul->fp32_accumulate);
+  EXPECT_FALSE(e.matmul->packer_l1_acc);
+  ASSERT_TRUE(e.blocking);
+  EXPECT_EQ(e.blocking->per_core_m, 10);
+  // A result of several blocks both ways: ttnn's 2-D multicast over the whole grid with its
+  // default blocking, slower than the blocking the model picks for the same grid.
+  TensorType a{DType::BFP8_B, Shape{2048, 1024}}, b{DType::BFP8_B, Shape{1024, 2048}};
+  TensorType c{DType::BFP8_B, Shape{2048, 2048}};
+  std::vector<TensorUse> ab{{a, dram_tile_placement()}, {b, dram_tile_placement()}};
+  OpEstimate square = ttnn.op(OpKind::Linear, attrs, ab, {c, dram_tile_placement()});
+  EXPECT_EQ(square.cores, 110);
+  ASSERT_TRUE(square.matmul);
+  EXPECT_EQ(square.matmul->mcast, MatmulMcast::Block2D);
+  CostModel own(d, {.fidelity = MathFidelity::LoFi});
+  OpEstimate mine = own.op(OpKind::Linear, attrs, ab, {c, dram_tile_placement()});
+  EXPECT_LT(mine.us, square.us);
+}
+
 } // namespace tilesat::cost

@@ -163,6 +163,11 @@ struct CostOptions {
   /// and only the figures are computed: extraction prices millions of candidate
   /// configurations and reads none of their accounts.
   bool details = true;
+  /// A matmul or linear whose operands and result are interleaved is priced as ttnn runs it
+  /// without a program config (its own grid, multicast and blocking: ttnn_matmul_default.h),
+  /// not on the grid and blocking the model would choose. For measurements of ops that ran
+  /// so (op_accuracy's `config=default` rows); plans always state their configs.
+  bool ttnn_default_matmul = false;
 };
 
 class CostModel {

@@ -22,10 +22,9 @@
 // (the run enabled ttnn's activation reuse, conv_gather.h), `activation=OP` (fused) and, when
 // the source states the conv's parallel config, `grid=RxC` (height sharded: the image's and
 // the result's grid, shards filled in row-major order; block sharded: the result's grid); for
-// avg_pool2d
-// `count_include_pad=0` (padding counted by default, as the pool benchmark runs them); for any
-// op `out=DTYPE` (the result's dtype, default the row's dtype); for transpose `dims=AxB` (the
-// two dims swapped; the shape is the operand's). linear rows: shape MxKxN,
+// avg_pool2d `count_include_pad=0` (padding counted by default, as the pool benchmark runs
+// them); for any op `out=DTYPE` (the result's dtype, default the row's dtype); for transpose
+// `dims=AxB` (the two dims swapped; the shape is the operand's). linear rows: shape MxKxN,
 // `weights=DTYPE`, `bias=0`, `activation=OP` (fused, as ttnn's fused_activation), the compute
 // kernel config's `fp32_accumulate=1` and `packer_l1_acc=0|1` when the source states them, and
 // the source's program config when it states one: `grid=RxC in0_block_w=W subblock=HxW

@@ -4,6 +4,7 @@
 #include "tilesat/cost/placement.h"
 #include "tilesat/cost/ttnn_matmul_default.h"
 
+#include <cmath>
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -68,6 +69,27 @@ TEST(OpCost, StreamingOpsPayTheGapAndTheKernelFloor) {
   std::vector<TensorUse> one{{t, dram_tile_placement()}};
   OpEstimate relu = m.op(OpKind::Relu, {}, one, {t, dram_tile_placement()});
   EXPECT_NEAR(relu.us - wh.op_gap_us, 1.82, 0.15);
+}
+
+// An FPU pass's floor is per fidelity phase: an add is one phase at any fidelity, a multiply
+// as many as its fidelity (HiFi4: four). Both below their floors here (bfp8_b tiles), an add
+// computes a quarter of a HiFi4 multiply's cycles and what a LoFi multiply does.
+TEST(OpCost, FpuFloorIsPerFidelityPhase) {
+  Device d = load_device("blackhole_p150");
+  TensorType t{DType::BFP8_B, Shape{2048, 1024}};
+  std::vector<TensorUse> two{{t, dram_tile_placement()}, {t, dram_tile_placement()}};
+  auto compute = [&](OpKind kind, MathFidelity f) {
+    return CostModel(d, {.fidelity = f})
+        .op(kind, {}, two, {t, dram_tile_placement()})
+        .cost.compute_us;
+  };
+  const double add = compute(OpKind::Add, MathFidelity::HiFi4);
+  EXPECT_DOUBLE_EQ(add, compute(OpKind::Add, MathFidelity::LoFi));
+  EXPECT_NEAR(compute(OpKind::Multiply, MathFidelity::HiFi4), 4 * add, 1e-9);
+  EXPECT_NEAR(compute(OpKind::Multiply, MathFidelity::LoFi), add, 1e-9);
+  // 1024 tiles over the grid at kFpuPhaseFloorCycles each.
+  const double tiles_per_core = std::ceil(2048.0 / 32 * 1024 / 32 / d.grid_usable.cores());
+  EXPECT_NEAR(add, d.cycles_to_us(tiles_per_core * kFpuPhaseFloorCycles), 1e-9);
 }
 
 Attrs window_attrs(std::vector<int64_t> kernel, int64_t batch, int64_t h, int64_t w) {

@@ -168,9 +168,11 @@ public:
     return *x;
   }
   // `key=0` or `key=1`, or `fallback`.
-  bool flag(const std::string& key, bool fallback) {
+  bool flag(const std::string& key, bool fallback) { return optional_flag(key).value_or(fallback); }
+  /// `key=0|1`, or nullopt when the row does not state it.
+  std::optional<bool> optional_flag(const std::string& key) {
     std::optional<std::string> v = take(key);
-    if (!v) return fallback;
+    if (!v) return std::nullopt;
     if (*v != "0" && *v != "1")
       throw csv_.bad("attrs", fmt::format("{}: expected 0 or 1, got '{}'", key, *v));
     return *v == "1";
@@ -399,11 +401,8 @@ void read_linear(const bench::MeasuredCsv& csv, Row& r, const std::vector<int64_
   bool bias = a.take("bias").value_or("1") != "0";
   read_activation(csv, r, a);
   if (a.flag("fp32_accumulate", false)) r.attrs.set("fp32_accumulate", int64_t{1});
-  if (std::optional<std::string> acc = a.take("packer_l1_acc")) {
-    if (*acc != "0" && *acc != "1")
-      throw csv.bad("attrs", fmt::format("packer_l1_acc: expected 0 or 1, got '{}'", *acc));
-    r.attrs.set("packer_l1_acc", int64_t{*acc == "1"});
-  }
+  if (std::optional<bool> acc = a.optional_flag("packer_l1_acc"))
+    r.attrs.set("packer_l1_acc", int64_t{*acc});
   if (std::optional<std::string> config = a.take("config")) {
     if (*config != "default")
       throw csv.bad("attrs", fmt::format("config: expected default, got '{}'", *config));

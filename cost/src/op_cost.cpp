@@ -23,8 +23,13 @@ double fidelity_passes(const Device& d, MathFidelity f) {
 }
 
 // Ops the FPU computes on two tiles (the rest of an eltwise chain is SFPU work).
-bool binary_fpu(OpKind k) {
-  return k == OpKind::Add || k == OpKind::Subtract || k == OpKind::Multiply || k == OpKind::Divide;
+// The fidelity phases of a binary op's FPU pass over a tile: an add or subtract makes one at any
+// fidelity, a multiply (and a divide's multiply) one per fidelity pass (`passes`); 0 for an op
+// without an FPU pass.
+double fpu_phases(OpKind k, double passes) {
+  if (k == OpKind::Add || k == OpKind::Subtract || k == OpKind::AddRelu) return 1;
+  if (k == OpKind::Multiply || k == OpKind::Divide) return passes;
+  return 0;
 }
 
 const char* short_place(const Placement& p) {
@@ -961,13 +966,11 @@ OpEstimate CostModel::op_impl(OpKind kind, const Attrs& attrs, std::span<const T
     // The compute kernel config, when the op states it (f32 accumulation in DST, the packer
     // accumulating partial sums in L1).
     m.fp32_accumulate = m.fp32_accumulate || attrs.get_or<int64_t>("fp32_accumulate", 0) != 0;
-    m.packer_l1_acc = attrs.get_or<int64_t>("packer_l1_acc", m.packer_l1_acc ? 1 : 0) != 0;
     if (options_.ttnn_default_matmul && !fixed && !m.in0_sharded && !m.out_sharded) {
       m.grid = d.grid_usable;
-      bool packer = m.packer_l1_acc;
       m = ttnn_default_matmul(m, d);
-      if (attrs.has("packer_l1_acc")) m.packer_l1_acc = packer;
     }
+    m.packer_l1_acc = attrs.get_or<int64_t>("packer_l1_acc", m.packer_l1_acc ? 1 : 0) != 0;
     fix(m);
     OpEstimate e = best_grid(m, output);
     if (kind == OpKind::Linear && inputs.size() > 2) {
@@ -998,13 +1001,13 @@ OpEstimate CostModel::op_impl(OpKind kind, const Attrs& attrs, std::span<const T
   }
   case OpKind::Add:
   case OpKind::Subtract:
-    return eltwise(kind, attrs, inputs, output, elt, "(FPU)", 1);
+    return eltwise(kind, attrs, inputs, output, elt, "(FPU)", fpu_phases(kind, passes));
   case OpKind::Multiply:
-    return eltwise(kind, attrs, inputs, output, elt * passes, "(FPU)", passes);
+    return eltwise(kind, attrs, inputs, output, elt * passes, "(FPU)", fpu_phases(kind, passes));
   case OpKind::Divide:
     return eltwise(kind, attrs, inputs, output,
                    sfpu * sfpu_weight(OpKind::Reciprocal) + elt * passes, "(SFPU 1/x, FPU *)",
-                   passes);
+                   fpu_phases(kind, passes));
   case OpKind::Maximum:
   case OpKind::Minimum:
   case OpKind::Equal:
@@ -1031,13 +1034,13 @@ OpEstimate CostModel::op_impl(OpKind kind, const Attrs& attrs, std::span<const T
     return eltwise(kind, attrs, inputs, output, sfpu * sfpu_weight(kind), "(SFPU)");
   case OpKind::AddRelu:
     return eltwise(kind, attrs, inputs, output, elt + sfpu * sfpu_weight(OpKind::Relu),
-                   "(FPU + SFPU)", 1);
+                   "(FPU + SFPU)", fpu_phases(kind, passes));
   case OpKind::FusedEltwise: {
     // The body's ops run back to back on each tile in DST.
     std::string body = attrs.get_or<std::string>("body", "");
     double cycles = 0;
     int ops = 0;
-    double fpu_phases = 0; // a binary op in the body takes the tiles through the FPU
+    double phases = 0; // a binary op in the body takes the tiles through the FPU
     for (size_t i = 0; i < body.size(); ++i) {
       if (body[i] != '(') continue;
       size_t j = i + 1;
@@ -1045,8 +1048,7 @@ OpEstimate CostModel::op_impl(OpKind kind, const Attrs& attrs, std::span<const T
       std::optional<OpKind> k = op_by_name(std::string_view(body).substr(i + 1, j - i - 1));
       if (!k) continue;
       ++ops;
-      if (binary_fpu(*k))
-        fpu_phases = std::max(fpu_phases, *k == OpKind::Add || *k == OpKind::Subtract ? 1 : passes);
+      phases = std::max(phases, fpu_phases(*k, passes));
       if (*k == OpKind::Add || *k == OpKind::Subtract)
         cycles += elt;
       else if (*k == OpKind::Multiply)
@@ -1057,7 +1059,7 @@ OpEstimate CostModel::op_impl(OpKind kind, const Attrs& attrs, std::span<const T
         cycles += sfpu * std::max(1.0, sfpu_weight(*k));
     }
     OpEstimate e =
-        eltwise(kind, attrs, inputs, output, cycles, fmt::format("({} ops)", ops), fpu_phases);
+        eltwise(kind, attrs, inputs, output, cycles, fmt::format("({} ops)", ops), phases);
     e.circular_buffers += 1; // an intermediate buffer for the fused chain
     return e;
   }

@@ -269,7 +269,7 @@ inline constexpr double kFpuPassFloorCycles = 156;
 /// subtract makes one phase at any fidelity, a multiply as many as its fidelity. Checked on two
 /// L1 height-sharded bfp8_b adds on a Blackhole P100 (tenstorrent/tt-perf-report DeepLabV3
 /// report, bench/cost/op_measured.csv): 32 and 48 tiles a core in 1.63 and 2.15 us, about 44
-/// cycles a tile between them, which a floor of 156 priced 3.1-3.2 times too slow.
+/// cycles a tile between them.
 inline constexpr double kFpuPhaseFloorCycles = kFpuPassFloorCycles / 4;
 
 /// Nanoseconds per face-row write of a transpose that moves tile rows across tiles (HC on

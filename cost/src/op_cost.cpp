@@ -560,6 +560,24 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
     else
       compute_us += tail_us;
   }
+  // A 1-D multicast whose cores each read their own operand rows (or columns) from DRAM and
+  // write their result there: each core's reads, products and writes follow each other (ttnn's
+  // writer waits on every output sub-block's writes), so over all cores the reads move at
+  // kMatmul1DReadShare of the DRAM bandwidth and then the writes at kMatmul1DWriteShare.
+  double phased_us = 0;
+  const bool own_in_dram = m.mcast == MatmulMcast::In1Col1D   ? !m.in0_l1
+                           : m.mcast == MatmulMcast::In0Row1D ? !m.in1_l1
+                                                              : false;
+  if (own_in_dram && !m.out_l1 && !m.conv_gather) {
+    const double own_bytes = m.mcast == MatmulMcast::In1Col1D
+                                 ? static_cast<double>(blocks_n * mt * kt * m.in0_tile_bytes) /
+                                       std::max(m.in0_unfold, 1.0)
+                                 : static_cast<double>(blocks_m * kt * nt * m.in1_tile_bytes);
+    const double out_bytes = static_cast<double>(mt * nt * m.out_tile_bytes);
+    const double rate = d.dram_bandwidth_gb_s * 1e3;
+    phased_us = own_bytes / (kMatmul1DReadShare * rate) + out_bytes / (kMatmul1DWriteShare * rate);
+    dram_us = std::max(dram_us, phased_us);
+  }
   std::string detail;
   if (options_.details) {
     detail =
@@ -593,6 +611,10 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
                             blocks, fetch_us);
     if (tail_us > 0)
       detail += fmt::format(", then {:.2f} us writing the last output block to DRAM", tail_us);
+    if (phased_us > 0)
+      detail += fmt::format(", {:.2f} us reading its own operand and then writing the result "
+                            "from and to DRAM",
+                            phased_us);
   }
   // A matmul's launch also fills its multicast pipeline (the first blocks' fetch); a gathered
   // conv pays its first block's fetch in the compute above, and keeps a kernel's fixed time.

@@ -102,6 +102,15 @@ double matmul_unpack_bytes_per_product(const MatmulConfig& m, int64_t h, int64_t
 /// at the 1x6 sub-blocks of their sharded outputs): 0.45-0.61 each, with the unpacker at its 64
 /// bytes per cycle.
 inline constexpr double kMatmulUnpackOverlap = 0.5;
+/// Shares of the DRAM bandwidth at which the cores of a 1-D multicast matmul read their own
+/// operand from DRAM and then write their result to DRAM, one phase after the other. ttnn's
+/// 1-D reader waits on each inner block's reads and its writer on each output sub-block's
+/// writes (reader_bmm_tile_layout_in1_sender_writer_padding.cpp), so each core has one block
+/// or one sub-block in flight and the phases do not overlap. Fitted on the Blackhole P100's
+/// tall DRAM linears (bench/cost/op_measured.csv, DeepLabV3; cost/README.md); they bind on
+/// none of the GEMM_FLOPS development rows.
+inline constexpr double kMatmul1DReadShare = 0.6;
+inline constexpr double kMatmul1DWriteShare = 0.34;
 /// Cycles of one tile product whose FPU takes `fpu` cycles and whose operands take `unpack`
 /// cycles through the unpackers (kMatmulUnpackOverlap).
 ///

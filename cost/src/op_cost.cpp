@@ -160,6 +160,12 @@ double matmul_block_fetch_us(const Device& d, double block_bytes) {
          d.cycles_to_us(kBlockFetchLinkPasses * block_bytes / d.noc_bytes_per_cycle_per_link);
 }
 
+int64_t matmul_partial_tile_bytes(const MatmulConfig& m) {
+  if (m.packer_l1_acc) return m.fp32_accumulate ? 4096 : 2048;
+  // A conv packs them in its result's format; a matmul in f32 when it accumulates in f32.
+  return m.fp32_accumulate && !m.conv_gather ? 4096 : m.out_tile_bytes;
+}
+
 int64_t matmul_cb_bytes(const MatmulConfig& m, int64_t out_h, int64_t out_w, int64_t in0_block_w) {
   return 2 * out_h * in0_block_w * m.in0_tile_bytes + 2 * in0_block_w * out_w * m.in1_tile_bytes +
          out_h * out_w * m.out_tile_bytes;
@@ -433,10 +439,12 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
   double epilogue = static_cast<double>(block_tiles) * m.epilogue_cycles_per_tile;
   // Without packer accumulation in L1, each inner block after the first packs the partial
   // output block out and unpacks it again: its bytes through the packers, then the unpacker.
+  // The partial sums are packed in ttnn's intermediate format: f32 when accumulating in f32,
+  // else the result's.
   double spill = m.packer_l1_acc
                      ? 0.0
                      : static_cast<double>((k_blocks - 1) * block_tiles) *
-                           static_cast<double>(m.out_tile_bytes) *
+                           static_cast<double>(matmul_partial_tile_bytes(m)) *
                            (1.0 / d.pack_bytes_per_cycle + 1.0 / d.unpack_bytes_per_cycle);
   double compute_us = d.cycles_to_us(products + epilogue + spill);
   // A conv's activation gather, tilize and weight fetch before each inner block's products,

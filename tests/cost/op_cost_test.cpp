@@ -788,5 +788,46 @@ TEST(OpCost, TallDramMatmulReadsThenWritesItsResult) {
   EXPECT_LT(kept.cost.dram_us, reads + writes);
 }
 
+// Without packer accumulation a matmul reloads its partial sums every inner block in ttnn's
+// intermediate format: f32 tiles when it accumulates in f32, whatever its result's format; a
+// conv keeps its result's format.
+TEST(OpCost, PartialSumsReloadInTheIntermediateFormat) {
+  MatmulConfig c;
+  c.m = c.n = 256;
+  c.k = 1024;
+  c.in0_tile_bytes = c.in1_tile_bytes = c.out_tile_bytes = 1088; // bfp8_b
+  c.in0_l1 = c.in1_l1 = c.out_l1 = true;
+  c.grid = CoreGrid{1, 1};
+  c.fidelity = MathFidelity::LoFi;
+  EXPECT_EQ(matmul_partial_tile_bytes(c), 2048); // accumulated in L1 as bf16
+  c.fp32_accumulate = true;
+  EXPECT_EQ(matmul_partial_tile_bytes(c), 4096);
+  c.packer_l1_acc = false;
+  EXPECT_EQ(matmul_partial_tile_bytes(c), 4096);
+  c.conv_gather = ConvGather{};
+  EXPECT_EQ(matmul_partial_tile_bytes(c), 1088);
+  c.fp32_accumulate = false;
+  c.conv_gather.reset();
+  EXPECT_EQ(matmul_partial_tile_bytes(c), 1088);
+  // The same blocking with and without f32 accumulation: the reload moves 4096 bytes a tile
+  // through the packer and the unpacker instead of 1088.
+  Device d = load_device("blackhole_p150");
+  CostModel m(d);
+  c.fp32_accumulate = true;
+  c.blocking = MatmulBlocking{.per_core_m = 8,
+                              .per_core_n = 8,
+                              .in0_block_w = 2,
+                              .out_subblock_h = 1,
+                              .out_subblock_w = 4,
+                              .out_block_h = 8,
+                              .out_block_w = 8};
+  OpEstimate f32 = m.matmul(c);
+  c.fp32_accumulate = false;
+  OpEstimate plain = m.matmul(c);
+  const double reloads = 15.0 * 64; // 16 inner blocks, 64 tiles each after the first
+  const double extra =
+      reloads * (4096 - 1088) * (1.0 / d.pack_bytes_per_cycle + 1.0 / d.unpack_bytes_per_cycle);
+  EXPECT_NEAR(f32.cost.compute_us - plain.cost.compute_us, d.cycles_to_us(extra), 1e-6);
+}
 } // namespace
 } // namespace tilesat::cost

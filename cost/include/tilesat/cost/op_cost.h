@@ -82,6 +82,15 @@ struct MatmulConfig {
 
 /// Bytes a matmul reads and writes in DRAM: its operands and result not in L1, whole tiles.
 double matmul_dram_bytes(const MatmulConfig& m);
+/// Bytes of a tile of a matmul's partial sums between inner blocks, in ttnn's intermediate
+/// format: with packer accumulation in L1, f32 when accumulating in f32 and bf16 otherwise;
+/// without it, a matmul's f32 when accumulating in f32 and else the result's format
+/// (`interm0_data_format` in ttnn's matmul program factories), a conv's the result's format
+/// (`interm0_df` in its sharded program factory).
+///
+///   MatmulConfig c;                      // packer_l1_acc: bf16 partials, 2048 bytes
+///   c.fp32_accumulate = true;            // f32 partials: matmul_partial_tile_bytes(c) == 4096
+int64_t matmul_partial_tile_bytes(const MatmulConfig& m);
 /// Link passes a matmul's inner-block fetch makes over the NoC per byte: a sender reads its
 /// block from interleaved DRAM banks a tile at a time and then multicasts it, with a barrier
 /// per block, so a block moves at a quarter of the link's bytes per cycle. Fitted once on both

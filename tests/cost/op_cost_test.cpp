@@ -719,12 +719,7 @@ TEST(OpCost, LastOutputBlockIsWrittenAfterTheCompute) {
 // its eight DRAM channels) and the report's 32768x128x256 linear: bfp8_b rows, weights and
 // result, f32 accumulation, LoFi.
 struct DeepLabLinear {
-  Device d = [] {
-    Device p100 = load_device("blackhole_p150");
-    p100.grid_usable = CoreGrid{10, 11};
-    p100.dram_bandwidth_gb_s = 437.5;
-    return p100;
-  }();
+  Device d = load_device("blackhole_p100");
   TensorType x{DType::BFP8_B, Shape{32768, 128}}, w{DType::BFP8_B, Shape{128, 256}};
   TensorType y{DType::BFP8_B, Shape{32768, 256}};
   std::vector<TensorUse> in{{x, dram_tile_placement()}, {w, dram_tile_placement()}};

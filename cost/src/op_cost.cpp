@@ -161,9 +161,10 @@ double matmul_block_fetch_us(const Device& d, double block_bytes) {
 }
 
 int64_t matmul_partial_tile_bytes(const MatmulConfig& m) {
-  if (m.packer_l1_acc) return m.fp32_accumulate ? 4096 : 2048;
+  const int64_t f32 = CostModel::tile_bytes(DType::F32);
+  if (m.packer_l1_acc) return m.fp32_accumulate ? f32 : CostModel::tile_bytes(DType::BF16);
   // A conv packs them in its result's format; a matmul in f32 when it accumulates in f32.
-  return m.fp32_accumulate && !m.conv_gather ? 4096 : m.out_tile_bytes;
+  return m.fp32_accumulate && !m.conv_gather ? f32 : m.out_tile_bytes;
 }
 
 int64_t matmul_cb_bytes(const MatmulConfig& m, int64_t out_h, int64_t out_w, int64_t in0_block_w) {
@@ -573,9 +574,8 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
   // writer waits on every output sub-block's writes), so over all cores the reads move at
   // kMatmul1DReadShare of the DRAM bandwidth and then the writes at kMatmul1DWriteShare.
   double phased_us = 0;
-  const bool own_in_dram = m.mcast == MatmulMcast::In1Col1D   ? !m.in0_l1
-                           : m.mcast == MatmulMcast::In0Row1D ? !m.in1_l1
-                                                              : false;
+  const bool own_in_dram = (m.mcast == MatmulMcast::In1Col1D && !m.in0_l1) ||
+                           (m.mcast == MatmulMcast::In0Row1D && !m.in1_l1);
   if (own_in_dram && !m.out_l1 && !m.conv_gather) {
     const double own_bytes = m.mcast == MatmulMcast::In1Col1D
                                  ? static_cast<double>(blocks_n * mt * kt * m.in0_tile_bytes) /

@@ -824,5 +824,6 @@ TEST(OpCost, PartialSumsReloadInTheIntermediateFormat) {
       reloads * (4096 - 1088) * (1.0 / d.pack_bytes_per_cycle + 1.0 / d.unpack_bytes_per_cycle);
   EXPECT_NEAR(f32.cost.compute_us - plain.cost.compute_us, d.cycles_to_us(extra), 1e-6);
 }
+
 } // namespace
 } // namespace tilesat::cost

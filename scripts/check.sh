@@ -15,7 +15,9 @@ set -eu
 cd "$(dirname "$0")/.."
 jobs=${JOBS:-2}
 
-step() { printf '\n==== %s\n' "$*"; }
+start=$(date +%s)
+# Each step's heading says when it began (seconds since the start), for the time CI spends where.
+step() { printf '\n==== %s (at %d s)\n' "$*" $(($(date +%s) - start)); }
 
 step "1. build and test (Release, -Werror)"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_UNITY_BUILD=ON -DTILESAT_WERROR=ON

@@ -7,9 +7,9 @@ usage: /usr/bin/python3 scripts/make-zoo.py OUTPUT_DIR [--only NAME[,NAME...]] [
 
 Needs Debian's python3-torch, python3-torchvision and python3-onnx (apt-get install -y
 python3-torch python3-torchvision python3-onnx); the build of tilesat does not. Each model is
-written as OUTPUT_DIR/<name>.onnx, and OUTPUT_DIR/zoo.tsv lists name, family, batch, opset,
-nodes and parameter inputs. Models already present with the same export settings are kept
-(the settings are recorded in zoo.tsv), so a second run is quick.
+written as OUTPUT_DIR/<name>.onnx, and OUTPUT_DIR/zoo.tsv lists name, nodes, parameter inputs,
+family, input shape, opset and exporter. Models already present with the same export settings
+are kept (the settings are recorded in zoo.tsv), so a second run is quick.
 
 The zoo (names say model, batch and sequence):
   torchvision CNNs at batch 1 and 16: resnet50, vgg16, densenet121, efficientnet_b0,
@@ -28,13 +28,15 @@ The zoo (names say model, batch and sequence):
     llama_small_layer (256, 8 heads, 2 KV heads, FFN 512) for end-to-end checks
   matmul_8192x8192x8192, matmul_16384x4096x16384, matmul_8192x1024x8192: bf16 MatMul only
 
-Transformer stacks are traced at a small batch and sequence with those axes dynamic, then the
-graph inputs are given their real extents: the trace is cheap, and tilesat's importer folds
-the exported shape arithmetic to constants at the real sizes.
+Transformer stacks are traced at a small batch and sequence with those axes dynamic, the image
+models with a dynamic batch traced at 1; the graph inputs are then given their real extents.
+The trace is cheap, the models that differ only in those extents share one trace, and
+tilesat's importer folds the exported shape arithmetic to constants at the real sizes.
 """
 import argparse
 import math
 import os
+import re
 import sys
 
 import onnx
@@ -137,10 +139,10 @@ def zoo():
     for cnn in CNNS:
         for batch in (1, 16):
             models[f"{cnn}_b{batch}"] = ("cnn", lambda cnn=cnn: getattr(torchvision.models, cnn)(
-                weights=None), [batch, 3, 224, 224], "input", None)
+                weights=None), [batch, 3, 224, 224], "input", {0: 1})
     for batch in (1, 8):
         models[f"vit_b_16_b{batch}"] = ("vit", lambda: torchvision.models.vit_b_16(weights=None),
-                                        [batch, 3, 224, 224], "input", None)
+                                        [batch, 3, 224, 224], "input", {0: 1})
     models["swin_t_b1"] = ("vit", lambda: torchvision.models.swin_t(weights=None),
                            [1, 3, 224, 224], "input", None)
     # EfficientNet-V2-S (fused MBConv stages, squeeze-excite) and MaxViT-T (blocked and grid
@@ -159,7 +161,7 @@ def zoo():
                     [seq, batch, hidden], "hidden_states", {0: 16, 1: 1})
     for batch in (2, 128):
         models[f"resnet50_b{batch}"] = ("cnn", lambda: torchvision.models.resnet50(weights=None),
-                                        [batch, 3, 224, 224], "input", None)
+                                        [batch, 3, 224, 224], "input", {0: 1})
     models["bert_base_l1_s128_b1"] = ("bert", lambda: EncoderStack(768, 12, 3072, 1),
                                       [128, 1, 768], "hidden_states", {0: 16, 1: 1})
     for depth in (1, 6, 12):
@@ -207,7 +209,10 @@ def fix_dims(model, name, shape):
                 d.Clear()
 
 
-def export_torch(factory, shape, input_name, dynamic, path):
+def trace_torch(factory, shape, input_name, dynamic, path):
+    """Exports the module at `shape`, with each `dynamic` axis traced at its small extent and
+    left symbolic, its parameters made graph inputs without data; returns (model, parameter
+    inputs)."""
     torch.manual_seed(0)
     module = factory()
     FIXTURES.randomize(module)
@@ -227,9 +232,16 @@ def export_torch(factory, shape, input_name, dynamic, path):
     model = onnx.load(path)
     buffers = {n for n, _ in module.named_buffers() if "running_" not in n}
     params = FIXTURES.structure_only(model, buffers)
-    if dynamic:
-        fix_dims(model, input_name, shape)
     return model, params
+
+
+def trace_key(name, shape, dynamic):
+    """Models that differ only in the extents of their dynamic axes share one trace: the name
+    without its sequence and batch, and the shape with those axes at their traced extents."""
+    if not dynamic:
+        return name
+    traced = [dynamic.get(axis, extent) for axis, extent in enumerate(shape)]
+    return (re.sub(r"(_s\d+)?_b\d+$", "", name), tuple(traced))
 
 
 def main():
@@ -253,18 +265,28 @@ def main():
         with open(index) as f:
             for line in f.read().splitlines()[1:]:
                 rows[line.split("\t")[0]] = line
+    # Each trace, for the models that share it (serialized: without parameter data a model
+    # is small).
+    traces = {}
     for name, (family, factory, shape, input_name, dynamic) in models.items():
         if only and name not in only:
             continue
         path = os.path.join(a.out, name + ".onnx")
-        settings = f"{family}\t{shape}\t{OPSET}\ttorch {torch.__version__}"
+        traced = f", traced at {trace_key(name, shape, dynamic)[1]}" if dynamic else ""
+        settings = f"{family}\t{shape}\t{OPSET}\ttorch {torch.__version__}{traced}"
         if os.path.exists(path) and name in rows and rows[name].endswith(settings):
             continue
         tmp = path + ".tmp"
         if family == "matmul":
             model, params = matmul_model(*shape)
         else:
-            model, params = export_torch(factory, shape, input_name, dynamic, tmp)
+            key = trace_key(name, shape, dynamic)
+            if key not in traces:
+                model, params = trace_torch(factory, shape, input_name, dynamic, tmp)
+                traces[key] = (model.SerializeToString(), params)
+            model, params = onnx.ModelProto.FromString(traces[key][0]), traces[key][1]
+            if dynamic:
+                fix_dims(model, input_name, shape)
         onnx.checker.check_model(model)
         onnx.save(model, tmp)
         os.replace(tmp, path)

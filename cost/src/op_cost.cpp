@@ -447,6 +447,14 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
                      : static_cast<double>((k_blocks - 1) * block_tiles) *
                            static_cast<double>(matmul_partial_tile_bytes(m)) *
                            (1.0 / d.pack_bytes_per_cycle + 1.0 / d.unpack_bytes_per_cycle);
+  // f32 partial sums are unpacked straight into DEST: each reloaded sub-block switches the
+  // unpacker to that mode and back to the product's operands (kF32ReloadSubblockCycles).
+  const bool f32_reload =
+      !m.packer_l1_acc && k_blocks > 1 && matmul_partial_tile_bytes(m) == tile_bytes(DType::F32);
+  const int64_t subblocks =
+      ceil_div(block_tiles, std::max<int64_t>(b.out_subblock_h * b.out_subblock_w, 1));
+  if (f32_reload)
+    spill += static_cast<double>((k_blocks - 1) * subblocks) * kF32ReloadSubblockCycles;
   double compute_us = d.cycles_to_us(products + epilogue + spill);
   // A conv's activation gather, tilize and weight fetch before each inner block's products,
   // not overlapped with them (ttnn's default: no double buffering).
@@ -602,7 +610,9 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
                     fidelity_name(m.fidelity), unpack_per_tile);
     if (m.epilogue_cycles_per_tile > 0)
       detail += fmt::format(", epilogue {:.0f} cycles per output tile", m.epilogue_cycles_per_tile);
-    if (spill > 0) detail += fmt::format(", {:.0f} cycles reloading partial sums", spill);
+    if (spill > 0)
+      detail += fmt::format(", {:.0f} cycles reloading partial sums{}", spill,
+                            f32_reload ? " (f32, into DEST)" : "");
     if (gather_hs)
       detail += fmt::format(", {} inner blocks each waiting for its {}", blocks, gathered.detail);
     if (gather_bs_rows)

@@ -805,7 +805,8 @@ TEST(OpCost, PartialSumsReloadInTheIntermediateFormat) {
   c.conv_gather.reset();
   EXPECT_EQ(matmul_partial_tile_bytes(c), 1088);
   // The same blocking with and without f32 accumulation: the reload moves 4096 bytes a tile
-  // through the packer and the unpacker instead of 1088.
+  // through the packer and the unpacker instead of 1088, and each of its 16 sub-blocks of 1x4
+  // switches the unpacker into DEST and back.
   Device d = load_device("blackhole_p150");
   CostModel m(d);
   c.fp32_accumulate = true;
@@ -821,8 +822,33 @@ TEST(OpCost, PartialSumsReloadInTheIntermediateFormat) {
   OpEstimate plain = m.matmul(c);
   const double reloads = 15.0 * 64; // 16 inner blocks, 64 tiles each after the first
   const double extra =
-      reloads * (4096 - 1088) * (1.0 / d.pack_bytes_per_cycle + 1.0 / d.unpack_bytes_per_cycle);
+      reloads * (4096 - 1088) * (1.0 / d.pack_bytes_per_cycle + 1.0 / d.unpack_bytes_per_cycle) +
+      15.0 * 16 * kF32ReloadSubblockCycles;
   EXPECT_NEAR(f32.cost.compute_us - plain.cost.compute_us, d.cycles_to_us(extra), 1e-6);
+  EXPECT_THAT(f32.cost.detail, ::testing::HasSubstr("(f32, into DEST)"));
+  EXPECT_THAT(plain.cost.detail, ::testing::Not(::testing::HasSubstr("into DEST")));
+}
+
+// ttnn's 2-D default for a result of several blocks both ways reloads f32 partial sums every
+// inner block of one tile; the unpacker's switch per sub-block is most of its time beside the
+// products (the P100's 2048x1024x2048 DeepLabV3 linear, 107.9 us of kernel on 110 cores,
+// bench/cost/op_measured.csv). With packer accumulation in L1 there is no reload to switch for.
+TEST(OpCost, F32ReloadsSwitchTheUnpackerEverySubBlock) {
+  DeepLabLinear l;
+  CostModel m(l.d, {.fidelity = MathFidelity::LoFi, .ttnn_default_matmul = true});
+  TensorType a{DType::BFP8_B, Shape{2048, 1024}}, b{DType::BFP8_B, Shape{1024, 2048}};
+  TensorType c{DType::BFP8_B, Shape{2048, 2048}};
+  std::vector<TensorUse> ab{{a, dram_tile_placement()}, {b, dram_tile_placement()}};
+  OpEstimate e = m.op(OpKind::Linear, l.attrs, ab, {c, dram_tile_placement()});
+  ASSERT_TRUE(e.matmul && e.blocking);
+  EXPECT_EQ(e.matmul->mcast, MatmulMcast::Block2D);
+  EXPECT_EQ(e.cost.dominant, "compute");
+  EXPECT_NEAR(e.us - l.d.op_gap_us, 107.9, 0.1 * 107.9);
+  Attrs acc = l.attrs;
+  acc.set("packer_l1_acc", int64_t{1});
+  OpEstimate in_l1 = m.op(OpKind::Linear, acc, ab, {c, dram_tile_placement()});
+  EXPECT_THAT(in_l1.cost.detail, ::testing::Not(::testing::HasSubstr("into DEST")));
+  EXPECT_LT(in_l1.cost.compute_us, 0.7 * e.cost.compute_us);
 }
 
 } // namespace

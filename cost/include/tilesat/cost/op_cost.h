@@ -120,6 +120,15 @@ inline constexpr double kMatmulUnpackOverlap = 0.5;
 /// none of the GEMM_FLOPS development rows.
 inline constexpr double kMatmul1DReadShare = 0.6;
 inline constexpr double kMatmul1DWriteShare = 0.34;
+/// Cycles each output sub-block costs, beyond its bytes, when a matmul reloads f32 partial
+/// sums (no packer accumulation in L1): ttnn unpacks an f32 partials buffer straight into DEST
+/// (`UnpackToDestFp32`), so every reload reconfigures the unpacker for the partials
+/// (`copy_tile_to_dst_init_short_with_dt`) and then back for the product
+/// (`mm_block_init_short_with_dt`; bmm_large_block_zm_fused_bias_activation.cpp), waiting for
+/// the unpacker to drain each time. Fitted on the Blackhole P100's two 2-D DRAM linears of
+/// DeepLabV3 (bench/cost/op_measured.csv, bfp8_b operands, f32 accumulation; cost/README.md);
+/// no GEMM_FLOPS development row accumulates in f32, so Wormhole takes it by assumption.
+inline constexpr double kF32ReloadSubblockCycles = 115;
 /// Cycles of one tile product whose FPU takes `fpu` cycles and whose operands take `unpack`
 /// cycles through the unpackers (kMatmulUnpackOverlap).
 ///

@@ -28,10 +28,11 @@ The zoo (names say model, batch and sequence):
     llama_small_layer (256, 8 heads, 2 KV heads, FFN 512) for end-to-end checks
   matmul_8192x8192x8192, matmul_16384x4096x16384, matmul_8192x1024x8192: bf16 MatMul only
 
-Transformer stacks are traced at a small batch and sequence with those axes dynamic, the image
-models with a dynamic batch traced at 1; the graph inputs are then given their real extents.
-The trace is cheap, the models that differ only in those extents share one trace, and
-tilesat's importer folds the exported shape arithmetic to constants at the real sizes.
+Transformer stacks are traced at a small batch and sequence with those axes dynamic, and the
+image models exported at several batches with a dynamic batch traced at 1; the graph inputs are
+then given their real extents. The trace is cheap, the models that differ only in those extents
+share one trace, and tilesat's importer folds the exported shape arithmetic to constants at the
+real sizes.
 """
 import argparse
 import math

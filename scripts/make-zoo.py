@@ -273,7 +273,8 @@ def main():
         if only and name not in only:
             continue
         path = os.path.join(a.out, name + ".onnx")
-        traced = f", traced at {trace_key(name, shape, dynamic)[1]}" if dynamic else ""
+        key = trace_key(name, shape, dynamic)
+        traced = f", traced at {key[1]}" if dynamic else ""
         settings = f"{family}\t{shape}\t{OPSET}\ttorch {torch.__version__}{traced}"
         if os.path.exists(path) and name in rows and rows[name].endswith(settings):
             continue
@@ -281,7 +282,6 @@ def main():
         if family == "matmul":
             model, params = matmul_model(*shape)
         else:
-            key = trace_key(name, shape, dynamic)
             if key not in traces:
                 model, params = trace_torch(factory, shape, input_name, dynamic, tmp)
                 traces[key] = (model.SerializeToString(), params)

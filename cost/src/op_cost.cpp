@@ -442,19 +442,18 @@ OpEstimate CostModel::matmul(const MatmulConfig& m) const {
   // output block out and unpacks it again: its bytes through the packers, then the unpacker.
   // The partial sums are packed in ttnn's intermediate format: f32 when accumulating in f32,
   // else the result's.
-  double spill = m.packer_l1_acc
-                     ? 0.0
-                     : static_cast<double>((k_blocks - 1) * block_tiles) *
-                           static_cast<double>(matmul_partial_tile_bytes(m)) *
-                           (1.0 / d.pack_bytes_per_cycle + 1.0 / d.unpack_bytes_per_cycle);
-  // f32 partial sums are unpacked straight into DEST: each reloaded sub-block switches the
-  // unpacker to that mode and back to the product's operands (kF32ReloadSubblockCycles).
-  const bool f32_reload =
-      !m.packer_l1_acc && k_blocks > 1 && matmul_partial_tile_bytes(m) == tile_bytes(DType::F32);
-  const int64_t subblocks =
-      ceil_div(block_tiles, std::max<int64_t>(b.out_subblock_h * b.out_subblock_w, 1));
+  // f32 partial sums are unpacked straight into DEST: each reloaded sub-block also switches
+  // the unpacker to that mode and back to the product's operands (kF32ReloadSubblockCycles).
+  const int64_t partial_bytes = matmul_partial_tile_bytes(m);
+  const int64_t reloads = m.packer_l1_acc ? 0 : k_blocks - 1;
+  const bool f32_reload = reloads > 0 && partial_bytes == tile_bytes(DType::F32);
+  double spill = static_cast<double>(reloads * block_tiles * partial_bytes) *
+                 (1.0 / d.pack_bytes_per_cycle + 1.0 / d.unpack_bytes_per_cycle);
   if (f32_reload)
-    spill += static_cast<double>((k_blocks - 1) * subblocks) * kF32ReloadSubblockCycles;
+    spill += static_cast<double>(
+                 reloads *
+                 ceil_div(block_tiles, std::max<int64_t>(b.out_subblock_h * b.out_subblock_w, 1))) *
+             kF32ReloadSubblockCycles;
   double compute_us = d.cycles_to_us(products + epilogue + spill);
   // A conv's activation gather, tilize and weight fetch before each inner block's products,
   // not overlapped with them (ttnn's default: no double buffering).

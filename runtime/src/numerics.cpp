@@ -1,4 +1,5 @@
-// numerics.cpp: bf16 rounding and bfp8_b block packing (format described in numerics.h).
+// numerics.cpp: bfp8_b block packing (format described in numerics.h, where the bf16
+// conversions are, inline).
 #include "tilesat/runtime/numerics.h"
 
 #include <bit>
@@ -6,20 +7,6 @@
 #include <cstring>
 
 namespace tilesat::runtime {
-
-uint16_t to_bf16_bits(float x) {
-  auto u = std::bit_cast<uint32_t>(x);
-  if ((u & 0x7f800000u) == 0x7f800000u && (u & 0x007fffffu) != 0) {
-    return static_cast<uint16_t>((u >> 16) | 0x0040u); // quiet NaN
-  }
-  uint32_t lsb = (u >> 16) & 1u;
-  u += 0x7fffu + lsb;
-  return static_cast<uint16_t>(u >> 16);
-}
-
-float from_bf16_bits(uint16_t bits) {
-  return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16);
-}
 
 namespace {
 

@@ -1,10 +1,12 @@
 // conv.cpp: 2-D convolution and pooling over NCHW tensors (batch, channels, height, width) or
 // flattened NHWC ones ([1, 1, N*H*W, C]; conv2d in any dim layout), with strides, padding
 // [top, left, bottom, right], dilation and, for conv2d, groups.
+#include "ops/exact_gemm.h"
 #include "ops/op_impl.h"
 #include "tilesat/graph/conv_attrs.h"
 #include "tilesat/graph/window.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 #include <limits>
@@ -227,6 +229,20 @@ void for_each_output(int64_t batch, int64_t channels, const Window& w, F f) {
         for (int64_t ox = 0; ox < w.ow; ++ox) f(n, c, oy, ox);
 }
 
+// Calls f(ky, kx, y, x) for each tap of the window at output (oy, ox) that falls inside an
+// h x wd input (padding taps are skipped), in (ky, kx) order.
+template <class F>
+void for_each_tap_inside(const Window& w, int64_t h, int64_t wd, int64_t oy, int64_t ox, F f) {
+  for (int64_t ky = 0; ky < w.kh; ++ky) {
+    int64_t y = oy * w.sh - w.pt + ky * w.dh;
+    if (y < 0 || y >= h) continue;
+    for (int64_t kx = 0; kx < w.kw; ++kx) {
+      int64_t xx = ox * w.sw - w.pl + kx * w.dw;
+      if (xx >= 0 && xx < wd) f(ky, kx, y, xx);
+    }
+  }
+}
+
 } // namespace
 
 TensorType infer_conv2d(const InferArgs& in) {
@@ -252,27 +268,66 @@ Tensor eval_conv2d(const EvalArgs& in) {
   };
   int64_t xn = at(xs, 0), xc = at(xs, 1), xh = at(xs, 2), xw = at(xs, 3);
   int64_t on = at(os, 0), oc = at(os, 1), oh = at(os, 2), ow = at(os, 3);
-  int64_t cout_per_group = l.cout / l.groups;
+  const int64_t cout_per_group = l.cout / l.groups;
+  const int64_t taps = l.cin_per_group * w.kh * w.kw;
+  std::vector<double> bias(static_cast<size_t>(l.cout), 0.0);
+  if (in.operands.size() > 2)
+    for (int64_t co = 0; co < l.cout; ++co) bias[static_cast<size_t>(co)] = (*in.operands[2])[co];
   Tensor out(in.result);
-  for_each_output(l.batch, l.cout, w, [&](int64_t n, int64_t co, int64_t oy, int64_t ox) {
-    int64_t g = co / cout_per_group;
-    double acc = in.operands.size() > 2 ? double{(*in.operands[2])[co]} : 0.0;
-    for (int64_t ci = 0; ci < l.cin_per_group; ++ci) {
-      int64_t c = g * l.cin_per_group + ci;
-      for (int64_t ky = 0; ky < w.kh; ++ky) {
-        int64_t y = oy * w.sh - w.pt + ky * w.dh;
-        if (y < 0 || y >= l.h) continue;
-        for (int64_t kx = 0; kx < w.kw; ++kx) {
-          int64_t xx = ox * w.sw - w.pl + kx * w.dw;
-          if (xx < 0 || xx >= l.wd) continue;
-          double a = x[n * xn + c * xc + y * xh + xx * xw];
-          double b = wt[((co * l.cin_per_group + ci) * w.kh + ky) * w.kw + kx];
-          acc += a * b;
-        }
+  // A weight that is not finite would turn a padding tap's 0 into NaN where the plain loop
+  // skips the tap: such convolutions take that loop.
+  if (!std::all_of(wt.data().begin(), wt.data().end(), [](float v) { return std::isfinite(v); })) {
+    for_each_output(l.batch, l.cout, w, [&](int64_t n, int64_t co, int64_t oy, int64_t ox) {
+      int64_t g = co / cout_per_group;
+      double acc = bias[static_cast<size_t>(co)];
+      for (int64_t ci = 0; ci < l.cin_per_group; ++ci) {
+        int64_t c = g * l.cin_per_group + ci;
+        for_each_tap_inside(
+            w, l.h, l.wd, oy, ox, [&](int64_t ky, int64_t kx, int64_t y, int64_t xx) {
+              acc += double{x[n * xn + c * xc + y * xh + xx * xw]} *
+                     double{wt[((co * l.cin_per_group + ci) * w.kh + ky) * w.kw + kx]};
+            });
       }
-    }
-    out[n * on + co * oc + oy * oh + ox * ow] = static_cast<float>(acc);
-  });
+      out[n * on + co * oc + oy * oh + ox * ow] = static_cast<float>(acc);
+    });
+    return apply_activation(std::move(out), in.attrs, in.result);
+  }
+  // Otherwise as a matrix product per image, group and run of output positions: the weights
+  // (cout / groups x taps, taps in (ci, ky, kx) order) times the taps each position reads
+  // (padding as 0, which adds nothing: at most a zero's sign can differ), summed in the plain
+  // loop's order (exact_gemm.h).
+  constexpr int64_t kPositions = 256;
+  const int64_t positions = w.oh * w.ow;
+  std::vector<float> cols(static_cast<size_t>(taps * std::min(kPositions, positions)));
+  std::vector<float> res(static_cast<size_t>(cout_per_group * std::min(kPositions, positions)));
+  for (int64_t n = 0; n < l.batch; ++n)
+    for (int64_t g = 0; g < l.groups; ++g)
+      for (int64_t q0 = 0; q0 < positions; q0 += kPositions) {
+        const int64_t pc = std::min(kPositions, positions - q0);
+        for (int64_t ci = 0; ci < l.cin_per_group; ++ci) {
+          const int64_t c = g * l.cin_per_group + ci;
+          for (int64_t ky = 0; ky < w.kh; ++ky)
+            for (int64_t kx = 0; kx < w.kw; ++kx) {
+              float* row = cols.data() + ((ci * w.kh + ky) * w.kw + kx) * pc;
+              for (int64_t j = 0, oy = q0 / w.ow, ox = q0 % w.ow; j < pc; ++j) {
+                const int64_t y = oy * w.sh - w.pt + ky * w.dh;
+                const int64_t xx = ox * w.sw - w.pl + kx * w.dw;
+                const bool inside = y >= 0 && y < l.h && xx >= 0 && xx < l.wd;
+                row[j] = inside ? x[n * xn + c * xc + y * xh + xx * xw] : 0.0f;
+                if (++ox == w.ow) ox = 0, ++oy;
+              }
+            }
+        }
+        const int64_t co0 = g * cout_per_group;
+        exact_gemm({cout_per_group, pc, taps}, {wt.data().data() + co0 * taps, taps, 1},
+                   {cols.data(), pc, 1}, bias.data() + co0, {res.data(), pc, 1});
+        for (int64_t co = 0; co < cout_per_group; ++co)
+          for (int64_t j = 0, oy = q0 / w.ow, ox = q0 % w.ow; j < pc; ++j) {
+            out[n * on + (co0 + co) * oc + oy * oh + ox * ow] =
+                res[static_cast<size_t>(co * pc + j)];
+            if (++ox == w.ow) ox = 0, ++oy;
+          }
+      }
   return apply_activation(std::move(out), in.attrs, in.result);
 }
 
@@ -289,16 +344,10 @@ Tensor eval_max_pool2d(const EvalArgs& in) {
   for_each_output(p.batch, p.c, w, [&](int64_t n, int64_t c, int64_t oy, int64_t ox) {
     // Padding never wins: it counts as -infinity.
     float m = -std::numeric_limits<float>::infinity();
-    for (int64_t ky = 0; ky < w.kh; ++ky) {
-      int64_t y = oy * w.sh - w.pt + ky * w.dh;
-      if (y < 0 || y >= p.h) continue;
-      for (int64_t kx = 0; kx < w.kw; ++kx) {
-        int64_t xx = ox * w.sw - w.pl + kx * w.dw;
-        if (xx < 0 || xx >= p.wd) continue;
-        float v = x[n * p.xn + c * p.xc + y * p.xh + xx * p.xw];
-        m = std::isnan(v) || std::isnan(m) ? std::nanf("") : std::max(m, v);
-      }
-    }
+    for_each_tap_inside(w, p.h, p.wd, oy, ox, [&](int64_t, int64_t, int64_t y, int64_t xx) {
+      float v = x[n * p.xn + c * p.xc + y * p.xh + xx * p.xw];
+      m = std::isnan(v) || std::isnan(m) ? std::nanf("") : std::max(m, v);
+    });
     out[n * p.on + c * p.oc + oy * p.oh + ox * p.ow] = m;
   });
   return out;

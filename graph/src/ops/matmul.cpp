@@ -1,4 +1,5 @@
 // matmul.cpp: matrix products (matmul, linear) with NumPy batching and transposed operands.
+#include "ops/exact_gemm.h"
 #include "ops/op_impl.h"
 #include "tilesat/graph/fused_body.h"
 
@@ -68,31 +69,6 @@ std::vector<int64_t> batch_strides(const Shape& operand, const Shape& batch) {
   return out;
 }
 
-// Output rows and columns one pass over a block of B accumulates: 4 rows x 512 double
-// accumulators (16 KiB) stay in the L1 cache while the B panel (K x 512 floats) is reused by
-// every group of rows.
-constexpr int64_t kRowBlock = 4;
-constexpr int64_t kColBlock = 512;
-
-// acc[r * kColBlock + c] += a_rows[r][p] * b[p][c] for p in [0, k), in that order: each output
-// element is summed exactly as the plain triple loop sums it (in double, p ascending), so the
-// blocking changes the speed, not one bit of the result. GCC compiles an AVX2 clone too
-// (mul and add stay separate instructions: no FMA, so no change in rounding).
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-__attribute__((target_clones("avx2", "default")))
-#endif
-void accumulate_block(double* acc, const float* const* a_rows, int64_t a_step, int64_t rows,
-                      const float* b, int64_t b_step, int64_t cols, int64_t k) {
-  for (int64_t p = 0; p < k; ++p) {
-    const float* brow = b + p * b_step;
-    for (int64_t r = 0; r < rows; ++r) {
-      const double av = static_cast<double>(a_rows[r][p * a_step]);
-      double* ac = acc + r * kColBlock;
-      for (int64_t c = 0; c < cols; ++c) ac[c] += av * static_cast<double>(brow[c]);
-    }
-  }
-}
-
 Tensor matmul(const Tensor& a, const Tensor& b, const Attrs& attrs, const TensorType& result) {
   MatmulLayout l = matmul_layout_of(a.shape(), b.shape(), attrs);
   bool ta = attrs.get<bool>("transpose_a") && !l.a_vector;
@@ -103,38 +79,11 @@ Tensor matmul(const Tensor& a, const Tensor& b, const Attrs& attrs, const Tensor
   std::vector<int64_t> a_off = strided_offsets(l.batch, batch_strides(a.shape(), l.batch));
   std::vector<int64_t> b_off = strided_offsets(l.batch, batch_strides(b.shape(), l.batch));
   Tensor out(result);
-  // B of the current batch as a row-major k x n matrix (repacked only when the batch moves to
-  // another B), and the accumulators of one block of the output.
-  std::vector<float> packed(static_cast<size_t>(l.k * l.n));
-  std::vector<double> acc(static_cast<size_t>(kRowBlock * kColBlock));
-  int64_t packed_off = -1;
-  const float* a_data = a.data().data();
   for (size_t bi = 0; bi < a_off.size(); ++bi) {
-    if (b_off[bi] != packed_off) {
-      for (int64_t p = 0; p < l.k; ++p)
-        for (int64_t j = 0; j < l.n; ++j)
-          packed[static_cast<size_t>(p * l.n + j)] =
-              b[b_off[bi] + (tb ? j * b_cols + p : p * b_cols + j)];
-      packed_off = b_off[bi];
-    }
-    float* o = out.data().data() + static_cast<int64_t>(bi) * l.m * l.n;
-    // Row i of A, element p, is at a_rows[i][p * a_step].
-    const int64_t a_step = ta ? a_cols : 1;
-    for (int64_t i0 = 0; i0 < l.m; i0 += kRowBlock) {
-      const int64_t rows = std::min(kRowBlock, l.m - i0);
-      const float* a_rows[kRowBlock];
-      for (int64_t r = 0; r < rows; ++r)
-        a_rows[r] = a_data + a_off[bi] + (ta ? i0 + r : (i0 + r) * a_cols);
-      for (int64_t j0 = 0; j0 < l.n; j0 += kColBlock) {
-        const int64_t cols = std::min(kColBlock, l.n - j0);
-        std::fill(acc.begin(), acc.end(), 0.0);
-        accumulate_block(acc.data(), a_rows, a_step, rows, packed.data() + j0, l.n, cols, l.k);
-        for (int64_t r = 0; r < rows; ++r)
-          for (int64_t c = 0; c < cols; ++c)
-            o[(i0 + r) * l.n + j0 + c] =
-                static_cast<float>(acc[static_cast<size_t>(r * kColBlock + c)]);
-      }
-    }
+    MatrixView av{a.data().data() + a_off[bi], ta ? 1 : a_cols, ta ? a_cols : 1};
+    MatrixView bv{b.data().data() + b_off[bi], tb ? 1 : b_cols, tb ? b_cols : 1};
+    MatrixOut ov{out.data().data() + static_cast<int64_t>(bi) * l.m * l.n, l.n, 1};
+    exact_gemm({l.m, l.n, l.k}, av, bv, nullptr, ov);
   }
   return out;
 }

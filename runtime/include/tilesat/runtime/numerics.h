@@ -14,13 +14,26 @@
 //   decode_bfp8_tile(bytes, tile);            // each value now a bfp8_b value
 #pragma once
 
+#include <bit>
 #include <cstdint>
 
 namespace tilesat::runtime {
 
-/// f32 -> bf16 bits, round to nearest even (NaN stays a quiet NaN).
-uint16_t to_bf16_bits(float x);
-float from_bf16_bits(uint16_t bits);
+/// f32 -> bf16 bits, round to nearest even (NaN stays a quiet NaN). Inline, as the two below:
+/// the runtime converts every element of a bf16 tile it reads or writes.
+inline uint16_t to_bf16_bits(float x) {
+  auto u = std::bit_cast<uint32_t>(x);
+  if ((u & 0x7f800000u) == 0x7f800000u && (u & 0x007fffffu) != 0) {
+    return static_cast<uint16_t>((u >> 16) | 0x0040u); // quiet NaN
+  }
+  uint32_t lsb = (u >> 16) & 1u;
+  u += 0x7fffu + lsb;
+  return static_cast<uint16_t>(u >> 16);
+}
+/// bf16 bits -> the f32 of the same value.
+inline float from_bf16_bits(uint16_t bits) {
+  return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16);
+}
 /// f32 -> nearest bf16 value, as f32.
 inline float round_bf16(float x) {
   return from_bf16_bits(to_bf16_bits(x));

@@ -50,6 +50,12 @@ Extractor::Extractor(const EGraph& eg, const CostFunction& cost)
           cost_[c] = v;
           best_[c] = n;
           changed = true;
+        } else if (v == cost_[c] && n != best_[c] && node.op != eg.node(best_[c]).op &&
+                   node.op.str() < eg.node(best_[c]).op.str()) {
+          // A tie goes to the op whose name sorts first: not to the order of symbol ids,
+          // which depends on what the process interned before (the same e-graph extracts the
+          // same term in any process). Costs do not move, so this needs no further pass.
+          best_[c] = n;
         }
       }
     }

@@ -44,6 +44,19 @@ TEST(Extract, TreeCostsThatOverflowStaySelectable) {
   EXPECT_EQ(ex.best_cost(prev), std::numeric_limits<double>::max());
 }
 
+// Two ops of equal cost in one class: the op whose name sorts first wins, whichever of the two
+// names the process interned first (the symbol ids that order a class's nodes).
+TEST(Extract, TiesGoToTheFirstOpNameWhateverTheInterningOrder) {
+  Symbol::intern("tie_zeta_op"); // interned before tie_alpha_op: the smaller id
+  EGraph eg;
+  Id z = eg.add_term(RecExpr::parse("(tie_zeta_op x)"));
+  Id a = eg.add_term(RecExpr::parse("(tie_alpha_op x)"));
+  eg.merge(z, a);
+  eg.rebuild();
+  Extractor ex(eg, AstSize());
+  EXPECT_EQ(ex.extract(z).to_string(), "(tie_alpha_op x)");
+}
+
 TEST(Extract, ClassesWithoutFiniteTermsThrow) {
   EGraph eg;
   Id a = eg.add_term(RecExpr::parse("a"));

@@ -44,6 +44,7 @@ public:
 class Extractor {
 public:
   /// Computes best costs for every class; `eg` must be rebuilt and outlive the extractor.
+  /// Between nodes of equal cost and different ops, the op whose name sorts first is chosen.
   Extractor(const EGraph& eg, const CostFunction& cost);
 
   /// Best cost of the class of `id` (infinity when it has no finite term).

@@ -16,7 +16,9 @@
 namespace tilesat::rewrites {
 
 /// One per op (arguments cost nothing), plus a tie-breaker below one op in total: 1e-13 per
-/// element of the op's result.
+/// element of the op's result, twice that for a permute or transpose (which move their
+/// elements; a reshape keeps them in place) and for fused_eltwise (a generic body where a
+/// named op is one kernel). Remaining ties go to the op whose name sorts first.
 class OpCount final : public egraph::CostFunction {
 public:
   double cost(const egraph::EGraph& eg, const egraph::ENode& node,

@@ -65,9 +65,14 @@ void pack(double* dst, const float* src, int64_t lane_step, int64_t p_step, int6
 
 void exact_gemm(GemmShape s, MatrixView a, MatrixView b, const double* row_init, MatrixOut out) {
   if (s.m <= 0 || s.n <= 0) return;
-  std::vector<double> acc(static_cast<size_t>(kMc * kNc));
-  std::vector<double> ap(static_cast<size_t>(kMc * kKc));
-  std::vector<double> bp(static_cast<size_t>(kKc * kNc));
+  // Sized for this product's blocks: a depthwise conv calls this once per channel with a few
+  // rows and taps.
+  const int64_t m_pad = round_up(std::min(kMc, s.m), kMr),
+                n_pad = round_up(std::min(kNc, s.n), kNr);
+  const int64_t k_block = std::min(kKc, s.k);
+  std::vector<double> acc(static_cast<size_t>(m_pad * n_pad));
+  std::vector<double> ap(static_cast<size_t>(m_pad * k_block));
+  std::vector<double> bp(static_cast<size_t>(k_block * n_pad));
   for (int64_t i0 = 0; i0 < s.m; i0 += kMc) {
     const int64_t mc = std::min(kMc, s.m - i0), mc_pad = round_up(mc, kMr);
     for (int64_t j0 = 0; j0 < s.n; j0 += kNc) {
